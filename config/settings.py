@@ -1,0 +1,232 @@
+"""Settings for the whole project, read from environment variables.
+
+One module for every environment: the embedded defaults (SQLite + a filesystem Celery broker
+under ``var/``) need no server; ``DATABASE_URL`` and ``CELERY_BROKER_URL`` point it at
+PostgreSQL and Redis. The README's configuration table documents every variable read here.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import dj_database_url
+from django.core.exceptions import ImproperlyConfigured
+from django.utils.translation import gettext_lazy as _
+
+from config.env import ImproperlyConfiguredError, env_bool, env_float, env_int, env_list, env_str
+
+BASE_DIR = Path(__file__).resolve().parent.parent
+VAR_DIR = Path(env_str("VAR_DIR", str(BASE_DIR / "var")))
+
+try:
+    DEBUG = env_bool("DEBUG", False)
+
+    SECRET_KEY = env_str("SECRET_KEY")
+    if not SECRET_KEY:
+        if not DEBUG:
+            raise ImproperlyConfigured(
+                "SECRET_KEY must be set when DEBUG is off "
+                "(set DEBUG=1 for local development, or export a long random SECRET_KEY)."
+            )
+        SECRET_KEY = "django-insecure-local-development-only"  # noqa: S105 - DEBUG only
+
+    ALLOWED_HOSTS = env_list("ALLOWED_HOSTS", ["localhost", "127.0.0.1", "[::1]"])
+    CSRF_TRUSTED_ORIGINS = env_list("CSRF_TRUSTED_ORIGINS", [])
+
+    # --- database -------------------------------------------------------------------------
+    DATABASE_URL = env_str("DATABASE_URL") or f"sqlite:///{VAR_DIR / 'db.sqlite3'}"
+    _db = dj_database_url.parse(
+        DATABASE_URL,
+        conn_max_age=env_int("DB_CONN_MAX_AGE", 60, minimum=0),
+        conn_health_checks=True,
+    )
+    if _db["ENGINE"] == "django.db.backends.sqlite3":
+        _path = Path(_db["NAME"])
+        if not _path.is_absolute():
+            _path = BASE_DIR / _path
+        _path.parent.mkdir(parents=True, exist_ok=True)
+        _db["NAME"] = str(_path)
+        _db["CONN_MAX_AGE"] = 0
+        # WAL lets the web server and the worker read while one of them writes; IMMEDIATE
+        # transactions take the write lock up front instead of failing with "database is locked".
+        _db["OPTIONS"] = {
+            "timeout": 20,
+            "transaction_mode": "IMMEDIATE",
+            "init_command": "PRAGMA journal_mode=WAL; PRAGMA synchronous=NORMAL;",
+        }
+    elif _db["ENGINE"] == "django.db.backends.postgresql":
+        _db.setdefault("OPTIONS", {})
+        _db["OPTIONS"].setdefault("connect_timeout", env_int("DB_CONNECT_TIMEOUT", 5, minimum=1))
+    DATABASES = {"default": _db}
+    DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
+
+    # --- task queue -----------------------------------------------------------------------
+    CELERY_BROKER_URL = env_str("CELERY_BROKER_URL") or "filesystem://"
+    CELERY_BROKER_TRANSPORT_OPTIONS: dict = {}
+    if CELERY_BROKER_URL.startswith("filesystem://"):
+        _queue_dir = VAR_DIR / "celery" / "queue"
+        _control_dir = VAR_DIR / "celery" / "control"
+        for _dir in (_queue_dir, _control_dir):
+            _dir.mkdir(parents=True, exist_ok=True)
+        CELERY_BROKER_TRANSPORT_OPTIONS = {
+            "data_folder_in": str(_queue_dir),
+            "data_folder_out": str(_queue_dir),
+            "control_folder": str(_control_dir),
+            "polling_interval": 0.2,
+        }
+    # Progress and results of long jobs are stored on core.Job rows, not in a result backend.
+    CELERY_TASK_IGNORE_RESULT = True
+    CELERY_WORKER_PREFETCH_MULTIPLIER = 1
+    CELERY_TASK_ACKS_LATE = True
+    CELERY_TASK_REJECT_ON_WORKER_LOST = True
+    CELERY_BROKER_CONNECTION_RETRY_ON_STARTUP = True
+    CELERY_WORKER_HIJACK_ROOT_LOGGER = False
+    CELERY_TASK_DEFAULT_QUEUE = env_str("CELERY_QUEUE", "jaiml")
+
+    # --- LLM endpoint (used only through the llm app) -------------------------------------
+    LLM_BASE_URL = env_str("LLM_BASE_URL")
+    LLM_API_KEY = env_str("LLM_API_KEY")
+    LLM_MODEL = env_str("LLM_MODEL")
+    LLM_MAX_CONCURRENCY = env_int("LLM_MAX_CONCURRENCY", 16, minimum=1)
+    LLM_REQUESTS_PER_MINUTE = env_int("LLM_REQUESTS_PER_MINUTE", 0, minimum=0)
+    LLM_TIMEOUT_SECONDS = env_float("LLM_TIMEOUT_SECONDS", 60.0, minimum=0.1)
+    LLM_MAX_RETRIES = env_int("LLM_MAX_RETRIES", 4, minimum=0)
+
+    # --- security -------------------------------------------------------------------------
+    _secure_cookies = env_bool("SECURE_COOKIES", not DEBUG)
+    SESSION_COOKIE_SECURE = _secure_cookies
+    CSRF_COOKIE_SECURE = _secure_cookies
+    SECURE_SSL_REDIRECT = env_bool("SECURE_SSL_REDIRECT", False)
+    SECURE_HSTS_SECONDS = env_int("SECURE_HSTS_SECONDS", 0, minimum=0)
+    if env_bool("SECURE_PROXY_SSL_HEADER", False):
+        SECURE_PROXY_SSL_HEADER = ("HTTP_X_FORWARDED_PROTO", "https")
+    LOG_LEVEL = env_str("LOG_LEVEL", "INFO").upper()
+except ImproperlyConfiguredError as exc:
+    raise ImproperlyConfigured(str(exc)) from None
+
+SESSION_COOKIE_HTTPONLY = True
+# The CSRF token reaches HTMX through the page (hx-headers), so JavaScript never reads the cookie.
+CSRF_COOKIE_HTTPONLY = True
+SESSION_COOKIE_SAMESITE = "Lax"
+SECURE_CONTENT_TYPE_NOSNIFF = True
+SECURE_REFERRER_POLICY = "same-origin"
+X_FRAME_OPTIONS = "DENY"
+
+# --- applications ---------------------------------------------------------------------------
+INSTALLED_APPS = [
+    "django.contrib.admin",
+    "django.contrib.auth",
+    "django.contrib.contenttypes",
+    "django.contrib.sessions",
+    "django.contrib.messages",
+    "whitenoise.runserver_nostatic",
+    "django.contrib.staticfiles",
+    "template_partials",
+    "django_htmx",
+    "rest_framework",
+    "drf_spectacular",
+    "core",
+    "llm",
+    "annotation",
+    "layer3",
+    "director",
+]
+
+MIDDLEWARE = [
+    "django.middleware.security.SecurityMiddleware",
+    "whitenoise.middleware.WhiteNoiseMiddleware",
+    "django.contrib.sessions.middleware.SessionMiddleware",
+    "core.middleware.CookieLocaleMiddleware",
+    "django.middleware.common.CommonMiddleware",
+    "django.middleware.csrf.CsrfViewMiddleware",
+    "django.contrib.auth.middleware.AuthenticationMiddleware",
+    "core.middleware.LoginRequiredMiddleware",
+    "django.contrib.messages.middleware.MessageMiddleware",
+    "django.middleware.clickjacking.XFrameOptionsMiddleware",
+    "django_htmx.middleware.HtmxMiddleware",
+]
+
+ROOT_URLCONF = "config.urls"
+WSGI_APPLICATION = "config.wsgi.application"
+ASGI_APPLICATION = "config.asgi.application"
+
+TEMPLATES = [
+    {
+        "BACKEND": "django.template.backends.django.DjangoTemplates",
+        "DIRS": [BASE_DIR / "templates"],
+        "APP_DIRS": True,
+        "OPTIONS": {
+            "context_processors": [
+                "django.template.context_processors.request",
+                "django.template.context_processors.i18n",
+                "django.contrib.auth.context_processors.auth",
+                "django.contrib.messages.context_processors.messages",
+                "core.context_processors.navigation",
+            ],
+            "builtins": ["template_partials.templatetags.partials"],
+        },
+    }
+]
+
+AUTH_PASSWORD_VALIDATORS = [
+    {"NAME": "django.contrib.auth.password_validation.UserAttributeSimilarityValidator"},
+    {"NAME": "django.contrib.auth.password_validation.MinimumLengthValidator"},
+    {"NAME": "django.contrib.auth.password_validation.CommonPasswordValidator"},
+    {"NAME": "django.contrib.auth.password_validation.NumericPasswordValidator"},
+]
+LOGIN_URL = "login"
+LOGIN_REDIRECT_URL = "home"
+LOGOUT_REDIRECT_URL = "login"
+
+# --- internationalisation -------------------------------------------------------------------
+LANGUAGE_CODE = "ja"
+LANGUAGES = [("ja", _("Japanese")), ("en", _("English"))]
+LOCALE_PATHS = [BASE_DIR / "locale"]
+USE_I18N = True
+TIME_ZONE = "Asia/Tokyo"
+USE_TZ = True
+
+# --- static files ---------------------------------------------------------------------------
+STATIC_URL = "static/"
+STATIC_ROOT = VAR_DIR / "staticfiles"
+STATIC_ROOT.mkdir(parents=True, exist_ok=True)  # whitenoise warns when it is missing
+STATICFILES_DIRS = [BASE_DIR / "static"]
+STORAGES = {
+    "default": {"BACKEND": "django.core.files.storage.FileSystemStorage"},
+    "staticfiles": {"BACKEND": "django.contrib.staticfiles.storage.StaticFilesStorage"},
+}
+# Serve static files straight from the apps and static/ without a collectstatic step.
+WHITENOISE_USE_FINDERS = True
+WHITENOISE_AUTOREFRESH = DEBUG
+
+# --- REST API -------------------------------------------------------------------------------
+REST_FRAMEWORK = {
+    "DEFAULT_AUTHENTICATION_CLASSES": ["rest_framework.authentication.SessionAuthentication"],
+    "DEFAULT_PERMISSION_CLASSES": ["rest_framework.permissions.IsAuthenticated"],
+    "DEFAULT_RENDERER_CLASSES": ["rest_framework.renderers.JSONRenderer"],
+    "DEFAULT_SCHEMA_CLASS": "drf_spectacular.openapi.AutoSchema",
+    "UNAUTHENTICATED_USER": "django.contrib.auth.models.AnonymousUser",
+}
+SPECTACULAR_SETTINGS = {
+    "TITLE": "JAIML research API",
+    "DESCRIPTION": "Annotation, Layer3 validation and Director judgment APIs.",
+    "VERSION": "1.0.0",
+    "SERVE_INCLUDE_SCHEMA": False,
+}
+
+# --- logging --------------------------------------------------------------------------------
+LOGGING = {
+    "version": 1,
+    "disable_existing_loggers": False,
+    "filters": {"redact_secrets": {"()": "core.logging.RedactSecretsFilter"}},
+    "formatters": {"plain": {"format": "%(asctime)s %(levelname)s %(name)s: %(message)s"}},
+    "handlers": {
+        "console": {
+            "class": "logging.StreamHandler",
+            "formatter": "plain",
+            "filters": ["redact_secrets"],
+        }
+    },
+    "root": {"handlers": ["console"], "level": LOG_LEVEL},
+    "loggers": {"django.db.backends": {"level": "INFO"}},
+}

@@ -1,0 +1,15 @@
+from django.contrib import admin
+from django.contrib.auth.decorators import login_not_required
+from django.urls import include, path
+from django.views.i18n import set_language
+from drf_spectacular.views import SpectacularAPIView
+
+from core.permissions import IsResearcher
+
+urlpatterns = [
+    path("", include("core.urls")),
+    path("i18n/setlang/", login_not_required(set_language), name="set_language"),
+    path("admin/", admin.site.urls),
+    path("api/v1/", include("core.api_urls")),
+    path("api/schema/", SpectacularAPIView.as_view(permission_classes=[IsResearcher]), name="api-schema"),
+]

@@ -1,0 +1,10 @@
+from django.apps import AppConfig
+from django.utils.translation import gettext_lazy as _
+
+
+class CoreConfig(AppConfig):
+    name = "core"
+    verbose_name = _("Core")
+
+    def ready(self) -> None:
+        from core import job_handlers  # noqa: F401  (registers the core job kinds)

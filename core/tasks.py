@@ -1,0 +1,8 @@
+from celery import shared_task
+
+from core.services import job_run
+
+
+@shared_task(name="core.run_job")
+def run_job(job_id: str) -> None:
+    job_run(job_id=job_id)

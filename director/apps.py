@@ -1,0 +1,9 @@
+from django.apps import AppConfig
+from django.utils.translation import gettext_lazy as _
+
+
+class DirectorConfig(AppConfig):
+    """Director retry judgment for two-character dialogue (seed 004)."""
+
+    name = "director"
+    verbose_name = _("Director")

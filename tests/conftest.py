@@ -1,0 +1,53 @@
+"""Test-wide set-up. Runs before Django is configured (pytest-django sets it up afterwards).
+
+The defaults below only fill in what the environment leaves unset: CI sets DATABASE_URL and
+CELERY_BROKER_URL to run the same suite on PostgreSQL + Redis.
+"""
+
+import os
+import tempfile
+import uuid
+
+os.environ.setdefault("DJANGO_SETTINGS_MODULE", "config.settings")
+os.environ.setdefault("SECRET_KEY", "insecure-test-only-" + uuid.uuid4().hex)
+# Tests never touch the developer's var/ (database, broker queue, demo passwords).
+os.environ.setdefault("VAR_DIR", tempfile.mkdtemp(prefix="jaiml-test-var-"))
+# A queue of its own, so a worker of a running `make run` on the same Redis never takes test tasks.
+os.environ.setdefault("CELERY_QUEUE", f"jaiml-test-{uuid.uuid4().hex[:8]}")
+# The browser tests talk plain HTTP to the live server.
+os.environ.setdefault("SECURE_COOKIES", "0")
+
+import django.conf
+
+django.conf.settings.DATABASES  # noqa: B018 - makes pytest-django finish set-up in pytest_configure
+
+import pytest  # noqa: E402
+
+
+@pytest.fixture
+def annotator(db):
+    from tests.helpers import make_user
+
+    return make_user("ann_001", "annotator")
+
+
+@pytest.fixture
+def researcher(db):
+    from tests.helpers import make_user
+
+    return make_user("res_001", "researcher")
+
+
+@pytest.fixture
+def staff_user(db):
+    from tests.helpers import make_user
+
+    return make_user("admin_001", staff=True)
+
+
+@pytest.fixture
+def outsider(db):
+    """Logged in, but holding no role."""
+    from tests.helpers import make_user
+
+    return make_user("nobody")

@@ -1,0 +1,64 @@
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+def _settings_in_subprocess(code: str, **env) -> subprocess.CompletedProcess:
+    environ = {k: v for k, v in os.environ.items() if k not in ("SECRET_KEY", "DEBUG", "DATABASE_URL")}
+    environ.update({"DJANGO_SETTINGS_MODULE": "config.settings", **env})
+    script = "import django; django.setup(); from django.conf import settings; " + code
+    return subprocess.run([sys.executable, "-c", script], cwd=ROOT, env=environ, capture_output=True, text=True)
+
+
+def test_secret_key_is_required_when_debug_is_off():
+    done = _settings_in_subprocess("print(settings.SECRET_KEY)")
+    assert done.returncode != 0
+    assert "SECRET_KEY must be set when DEBUG is off" in done.stderr
+
+
+def test_debug_mode_runs_without_secret_key_and_insecure_cookies():
+    done = _settings_in_subprocess("print(settings.DEBUG, settings.SESSION_COOKIE_SECURE)", DEBUG="1")
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.split() == ["True", "False"]
+
+
+def test_production_mode_has_secure_cookies():
+    done = _settings_in_subprocess(
+        "print(settings.DEBUG, settings.SESSION_COOKIE_SECURE, settings.CSRF_COOKIE_SECURE)",
+        SECRET_KEY="x" * 50,
+        SECURE_COOKIES="",
+    )
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.split() == ["False", "True", "True"]
+
+
+def test_database_url_selects_postgresql():
+    done = _settings_in_subprocess(
+        "d = settings.DATABASES['default']; print(d['ENGINE'], d['HOST'], d['PORT'], d['NAME'])",
+        DEBUG="1",
+        DATABASE_URL="postgres://u:p@db.example:6543/research",
+    )
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.split() == ["django.db.backends.postgresql", "db.example", "6543", "research"]
+
+
+def test_bad_boolean_names_the_variable():
+    done = _settings_in_subprocess("print(1)", DEBUG="perhaps")
+    assert done.returncode != 0
+    assert "DEBUG='perhaps' is not a boolean" in done.stderr
+
+
+def test_embedded_defaults_are_sqlite_and_filesystem_broker(tmp_path):
+    done = _settings_in_subprocess(
+        "from config.celery import app; "
+        "print(settings.DATABASES['default']['ENGINE'], settings.CELERY_BROKER_URL, app.conf.task_always_eager)",
+        DEBUG="1",
+        VAR_DIR=str(tmp_path),
+        CELERY_BROKER_URL="",
+    )
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.split() == ["django.db.backends.sqlite3", "filesystem://", "False"]
+    assert (tmp_path / "celery" / "queue").is_dir()
