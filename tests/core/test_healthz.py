@@ -40,16 +40,24 @@ def test_healthz_needs_no_login(client, db):
     assert client.get("/healthz").status_code == 200
 
 
-def test_healthz_is_503_when_the_database_server_is_dead():
-    result = _healthz_in_subprocess(DATABASE_URL="postgres://postgres@127.0.0.1:9/none", DB_CONNECT_TIMEOUT="2")
+def test_healthz_is_503_when_the_database_server_is_dead(tmp_path):
+    result = _healthz_in_subprocess(
+        DATABASE_URL="postgres://postgres@127.0.0.1:9/none",
+        DB_CONNECT_TIMEOUT="2",
+        CELERY_BROKER_URL="",
+        VAR_DIR=str(tmp_path),
+    )
     assert result["status"] == 503
     assert result["body"]["status"] == "unavailable"
     assert result["body"]["checks"]["database"] == {"ok": False, "error": "OperationalError"}
     assert result["body"]["checks"]["broker"]["ok"] is True
 
 
-def test_healthz_is_503_when_the_broker_is_dead():
-    result = _healthz_in_subprocess(CELERY_BROKER_URL="redis://:s3cret-password@127.0.0.1:9/0")
+def test_healthz_is_503_when_the_broker_is_dead(tmp_path):
+    result = _healthz_in_subprocess(
+        CELERY_BROKER_URL="redis://:s3cret-password@127.0.0.1:9/0",
+        DATABASE_URL=f"sqlite:///{tmp_path / 'db.sqlite3'}",
+    )
     assert result["status"] == 503
     assert result["body"]["checks"]["broker"]["ok"] is False
     assert result["body"]["checks"]["database"]["ok"] is True
