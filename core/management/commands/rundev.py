@@ -80,9 +80,11 @@ class Command(BaseCommand):
             sys.exit(exit_code)
 
     def _stop(self, children: dict[str, subprocess.Popen]) -> None:
-        # runserver stops on SIGINT; SIGTERM gives the Celery worker a warm shutdown.
-        for name, child in children.items():
-            self._signal_group(child, signal.SIGINT if name == "web server" else signal.SIGTERM)
+        # runserver (reloader parent and child) stops on SIGINT; SIGTERM to the Celery main
+        # process alone gives a warm shutdown in which it stops its own pool.
+        self._signal_group(children["web server"], signal.SIGINT)
+        if children["worker"].poll() is None:
+            children["worker"].send_signal(signal.SIGTERM)
         deadline = time.monotonic() + STOP_TIMEOUT
         for child in children.values():
             try:
