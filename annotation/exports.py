@@ -1,0 +1,51 @@
+"""Streamed exports of stored annotations to the seed A.3 output JSONL format."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterator
+from typing import TextIO
+
+from annotation.axes import AXES
+from annotation.models import Annotation
+from annotation.records import format_timestamp
+
+CHUNK = 5_000
+
+
+def annotation_lines(*, batch_name: str | None = None) -> Iterator[str]:
+    """One JSON line per stored annotation, read from the database in chunks (never all at once)."""
+    queryset = Annotation.objects.order_by("dialogue_id", "annotator_id")
+    if batch_name is not None:
+        queryset = queryset.filter(dialogue__batch__name=batch_name)
+    fields = [f"{axis}_score" for axis in AXES] + [f"{axis}_confidence" for axis in AXES]
+    rows = queryset.values_list(
+        "dialogue__external_id", "annotator__username", "created_at", "seconds_spent", *fields
+    ).iterator(chunk_size=CHUNK)
+    dumps = json.JSONEncoder(ensure_ascii=False, allow_nan=False).encode
+    n = len(AXES)
+    for dialogue_id, annotator, created_at, seconds, *values in rows:
+        record = {
+            "id": dialogue_id,
+            "annotator_id": annotator,
+            "timestamp": format_timestamp(created_at),
+            "annotations": dict(zip(AXES, values[:n], strict=True)),
+            "confidence": dict(zip(AXES, values[n:], strict=True)),
+        }
+        if seconds is not None:
+            record["seconds_spent"] = seconds
+        yield dumps(record) + "\n"
+
+
+def write_lines(lines: Iterator[str], out: TextIO, *, buffer_lines: int = 1_000) -> int:
+    """Write lines in blocks; returns the number of lines written."""
+    count = 0
+    block: list[str] = []
+    for line in lines:
+        block.append(line)
+        if len(block) >= buffer_lines:
+            out.write("".join(block))
+            count += len(block)
+            block.clear()
+    out.write("".join(block))
+    return count + len(block)

@@ -1,0 +1,263 @@
+"""Bulk imports of the seed A.3 JSONL files into the database.
+
+Validation runs over every line of every file first; if anything is wrong nothing is stored.
+Storing is one transaction of bulk inserts/updates; re-importing the same files changes nothing.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+
+from django.contrib.auth import get_user_model
+from django.contrib.auth.models import Group
+from django.db import transaction
+from django.utils import timezone
+
+from annotation.axes import AXES
+from annotation.bulk import bulk_insert, existing_values
+from annotation.models import Annotation, AnnotationEdit, AnnotatorProfile, Batch, Dialogue
+from annotation.records import (
+    AnnotationRecord,
+    DialogueRecord,
+    Problem,
+    ProblemLog,
+    load_annotations,
+    load_dialogues,
+)
+from core.roles import ANNOTATOR
+
+CHUNK = 5_000
+INSERT_BATCH = 2_000
+
+
+@dataclass
+class ImportSummary:
+    created: int = 0
+    updated: int = 0
+    unchanged: int = 0
+    users_created: int = 0
+    dry_run: bool = False
+
+    def __str__(self) -> str:
+        verb = "would create" if self.dry_run else "created"
+        text = f"{verb} {self.created}, updated {self.updated}, unchanged {self.unchanged}"
+        if self.users_created:
+            text += f", new annotator accounts {self.users_created}"
+        return text
+
+
+def _check_readable(paths: Sequence[str | Path], log: ProblemLog) -> list[str | Path]:
+    readable = []
+    for path in paths:
+        if not Path(path).is_file():
+            log.add(Problem(str(path), None, "$", "file not found (or not a regular file)"))
+        else:
+            readable.append(path)
+    return readable
+
+
+def _chunks(items: Sequence, size: int = CHUNK) -> Iterable[Sequence]:
+    for start in range(0, len(items), size):
+        yield items[start : start + size]
+
+
+def dialogues_import(
+    *, paths: Sequence[str | Path], batch_name: str, dry_run: bool = False, update: bool = False
+) -> ImportSummary:
+    log = ProblemLog()
+    records = load_dialogues(_check_readable(paths, log), log=log)
+    existing = existing_values(
+        Dialogue, "external_id", [r.id for r in records], ["id", "user_text", "response_text", "context"]
+    )
+    summary = ImportSummary(dry_run=dry_run)
+    new: list[DialogueRecord] = []
+    changed: list[tuple[int, DialogueRecord]] = []
+    for record in records:
+        stored = existing.get(record.id)
+        if stored is None:
+            new.append(record)
+        elif stored[1:] == (record.user, record.response, record.context):
+            summary.unchanged += 1
+        elif update:
+            changed.append((stored[0], record))
+        else:
+            log.add(
+                Problem(
+                    record.file,
+                    record.line,
+                    "$.id",
+                    f"dialogue {record.id!r} already exists with different text or context; use --update to replace it",
+                )
+            )
+    log.raise_if_any()
+    summary.created, summary.updated = len(new), len(changed)
+    if dry_run:
+        return summary
+    with transaction.atomic():
+        batch, _ = Batch.objects.get_or_create(name=batch_name)
+        now = timezone.now()
+        encode = json.JSONEncoder(ensure_ascii=False).encode
+        bulk_insert(
+            Dialogue,
+            ["external_id", "user_text", "response_text", "context", "batch", "created_at"],
+            ((r.id, r.user, r.response, encode(r.context), batch.pk, now) for r in new),
+        )
+        Dialogue.objects.bulk_update(
+            [Dialogue(pk=pk, user_text=r.user, response_text=r.response, context=r.context) for pk, r in changed],
+            ["user_text", "response_text", "context"],
+            batch_size=INSERT_BATCH,
+        )
+    return summary
+
+
+def _values_of(record: AnnotationRecord) -> dict:
+    values = {f"{axis}_score": record.scores[axis] for axis in AXES}
+    values.update({f"{axis}_confidence": record.confidence[axis] for axis in AXES})
+    return values
+
+
+_VALUE_FIELDS = [f"{axis}_score" for axis in AXES] + [f"{axis}_confidence" for axis in AXES]
+
+
+def annotations_import(
+    *, paths: Sequence[str | Path], dry_run: bool = False, update: bool = False, edited_by=None
+) -> ImportSummary:
+    log = ProblemLog()
+    records = load_annotations(_check_readable(paths, log), log=log)
+
+    dialogue_pks: dict[str, int] = {}
+    for chunk in _chunks(sorted({r.id for r in records})):
+        dialogue_pks.update(Dialogue.objects.filter(external_id__in=chunk).values_list("external_id", "pk"))
+    user_model = get_user_model()
+    names = sorted({r.annotator_id for r in records})
+    users: dict[str, int] = {}
+    for chunk in _chunks(names):
+        users.update(user_model.objects.filter(username__in=chunk).values_list("username", "pk"))
+    annotator_pks = set(
+        user_model.objects.filter(pk__in=list(users.values()), groups__name=ANNOTATOR).values_list("pk", flat=True)
+    )
+    reported: set[str] = set()
+    for record in records:
+        if record.id not in dialogue_pks:
+            log.add(
+                Problem(
+                    record.file,
+                    record.line,
+                    "$.id",
+                    f"unknown dialogue id {record.id!r}; import the dialogues first (import_dialogues)",
+                )
+            )
+        name = record.annotator_id
+        if name in users and users[name] not in annotator_pks and name not in reported:
+            reported.add(name)
+            log.add(
+                Problem(
+                    record.file,
+                    record.line,
+                    "$.annotator_id",
+                    f"{name!r} is an existing account without the annotator role; "
+                    "give it the role in admin or use another annotator_id",
+                )
+            )
+    log.raise_if_any()
+
+    existing: dict[tuple[int, str], tuple] = {}
+    pk_to_name = {pk: name for name, pk in users.items()}
+    for chunk in _chunks(sorted({dialogue_pks[r.id] for r in records})):
+        rows = Annotation.objects.filter(dialogue_id__in=chunk, annotator_id__in=list(pk_to_name)).values_list(
+            "pk", "dialogue_id", "annotator_id", *_VALUE_FIELDS
+        )
+        for pk, dialogue_pk, annotator_pk, *values in rows:
+            existing[(dialogue_pk, pk_to_name[annotator_pk])] = (pk, dict(zip(_VALUE_FIELDS, values, strict=True)))
+
+    summary = ImportSummary(dry_run=dry_run)
+    new: list[AnnotationRecord] = []
+    changed: list[tuple[int, dict, AnnotationRecord]] = []
+    for record in records:
+        stored = existing.get((dialogue_pks[record.id], record.annotator_id))
+        if stored is None:
+            new.append(record)
+            continue
+        values = _values_of(record)
+        if stored[1] == values:
+            summary.unchanged += 1
+        elif update:
+            changed.append((stored[0], stored[1], record))
+        else:
+            log.add(
+                Problem(
+                    record.file,
+                    record.line,
+                    "$",
+                    f"{record.annotator_id!r} already rated {record.id!r} differently; use --update to "
+                    "replace the stored rating (the old values go to the edit history)",  # noqa: S608 - not SQL
+                )
+            )
+    log.raise_if_any()
+    missing_users = [name for name in names if name not in users]
+    summary.created, summary.updated, summary.users_created = len(new), len(changed), len(missing_users)
+    if dry_run:
+        return summary
+
+    with transaction.atomic():
+        user_pks = dict(users)
+        user_pks.update(_create_imported_annotators(missing_users))
+        bulk_insert(
+            Annotation,
+            ["dialogue", "annotator", "created_at", "updated_at", "seconds_spent", "source", *_VALUE_FIELDS],
+            (
+                (
+                    dialogue_pks[r.id],
+                    user_pks[r.annotator_id],
+                    r.timestamp,
+                    r.timestamp,
+                    r.seconds_spent,
+                    Annotation.Source.IMPORT.value,
+                    *(r.scores[axis] for axis in AXES),
+                    *(r.confidence[axis] for axis in AXES),
+                )
+                for r in new
+            ),
+        )
+        now = timezone.now()
+        Annotation.objects.bulk_update(
+            [Annotation(pk=pk, updated_at=now, **_values_of(r)) for pk, _old, r in changed],
+            [*_VALUE_FIELDS, "updated_at"],
+            batch_size=INSERT_BATCH,
+        )
+        AnnotationEdit.objects.bulk_create(
+            [
+                AnnotationEdit(
+                    annotation_id=pk,
+                    edited_by=edited_by,
+                    edited_at=now,
+                    old_values=old,
+                    new_values=_values_of(r),
+                    reason=f"import --update {Path(r.file).name}:{r.line}",
+                )
+                for pk, old, r in changed
+            ],
+            batch_size=INSERT_BATCH,
+        )
+    return summary
+
+
+def _create_imported_annotators(usernames: list[str]) -> dict[str, int]:
+    """Accounts for annotator ids seen only in files: annotator group, no usable password."""
+    if not usernames:
+        return {}
+    user_model = get_user_model()
+    template = user_model()
+    template.set_unusable_password()
+    user_model.objects.bulk_create(
+        [user_model(username=name, password=template.password) for name in usernames], batch_size=INSERT_BATCH
+    )
+    created = dict(user_model.objects.filter(username__in=usernames).values_list("username", "pk"))
+    group, _ = Group.objects.get_or_create(name=ANNOTATOR)
+    membership = user_model.groups.through
+    membership.objects.bulk_create([membership(user_id=pk, group_id=group.pk) for pk in created.values()])
+    AnnotatorProfile.objects.bulk_create([AnnotatorProfile(user_id=pk, imported=True) for pk in created.values()])
+    return created
