@@ -119,6 +119,7 @@ def _values_of(record: AnnotationRecord) -> dict:
     return values
 
 
+_UPDATE_HINT = "use --update to replace the stored rating (the old values go to the edit history)"
 _VALUE_FIELDS = [f"{axis}_score" for axis in AXES] + [f"{axis}_confidence" for axis in AXES]
 
 
@@ -192,8 +193,7 @@ def annotations_import(
                     record.file,
                     record.line,
                     "$",
-                    f"{record.annotator_id!r} already rated {record.id!r} differently; use --update to "
-                    "replace the stored rating (the old values go to the edit history)",  # noqa: S608 - not SQL
+                    f"{record.annotator_id!r} already rated {record.id!r} differently; {_UPDATE_HINT}",
                 )
             )
     log.raise_if_any()
