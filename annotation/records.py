@@ -14,6 +14,8 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from pathlib import Path
 
+import orjson
+
 from annotation.axes import AXES, MAX_CONTEXT_OFFSET, SCORES
 
 MAX_ID_LENGTH = 200
@@ -120,31 +122,35 @@ def read_jsonl(path: str | Path) -> Iterator[tuple[int, object]]:
             if number == 1 and raw.startswith(b"\xef\xbb\xbf"):
                 raw = raw[3:]
             try:
-                text = raw.decode("utf-8")
-            except UnicodeDecodeError as exc:
-                yield (
-                    number,
-                    Problem(
-                        name,
-                        number,
-                        "$",
-                        f"not UTF-8 (byte 0x{raw[exc.start]:02x} at byte {exc.start + 1}); save as UTF-8",
-                    ),
-                )
-                continue
-            text = text.rstrip("\r\n")
-            if not text.strip():
-                continue
-            try:
-                value = _DECODER.decode(text)
-            except ValueError as exc:
-                detail = f"{exc.msg} at column {exc.colno}" if isinstance(exc, json.JSONDecodeError) else str(exc)
-                yield number, Problem(name, number, "$", f"invalid JSON: {detail}")
-                continue
-            if not isinstance(value, dict):
+                value = orjson.loads(raw)  # fast path; strict JSON and strict UTF-8
+            except orjson.JSONDecodeError:
+                value = _parse_slowly(name, number, raw)  # blank line, or an error to explain
+                if value is None:
+                    continue
+            if isinstance(value, Problem):
+                yield number, value
+            elif not isinstance(value, dict):
                 yield number, Problem(name, number, "$", f"expected a JSON object per line, got {_json_type(value)}")
-                continue
-            yield number, value
+            else:
+                yield number, value
+
+
+def _parse_slowly(name: str, number: int, raw: bytes):
+    """The standard library's reading of a line orjson refused: None (blank), a value, or a Problem."""
+    try:
+        text = raw.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        return Problem(
+            name, number, "$", f"not UTF-8 (byte 0x{raw[exc.start]:02x} at byte {exc.start + 1}); save as UTF-8"
+        )
+    text = text.rstrip("\r\n")
+    if not text.strip():
+        return None
+    try:
+        return _DECODER.decode(text)
+    except ValueError as exc:
+        detail = f"{exc.msg} at column {exc.colno}" if isinstance(exc, json.JSONDecodeError) else str(exc)
+        return Problem(name, number, "$", f"invalid JSON: {detail}")
 
 
 def _reject_constant(name: str):
