@@ -30,6 +30,7 @@ class Problem:
     line: int | None
     path: str
     message: str
+    kind: str = "format"  # "format" (JSON, fields, types) or "range" (a value outside its scale)
 
     def __str__(self) -> str:
         where = f"{self.file}:{self.line}" if self.line is not None else self.file
@@ -53,8 +54,10 @@ class ProblemLog:
         self.limit = limit
         self.problems: list[Problem] = []
         self.truncated = False
+        self.counts: dict[str, int] = {}
 
     def add(self, problem: Problem) -> None:
+        self.counts[problem.kind] = self.counts.get(problem.kind, 0) + 1
         if len(self.problems) < self.limit:
             self.problems.append(problem)
         else:
@@ -189,8 +192,8 @@ class _Checker:
     def __init__(self, file: str, line: int, log: list[Problem]) -> None:
         self.file, self.line, self.log = file, line, log
 
-    def fail(self, path: str, message: str) -> None:
-        self.log.append(Problem(self.file, self.line, path, message))
+    def fail(self, path: str, message: str, kind: str = "format") -> None:
+        self.log.append(Problem(self.file, self.line, path, message, kind))
 
     def get(self, obj: dict, key: str, path: str):
         """The value, or MISSING after recording a problem when the field is absent."""
@@ -216,7 +219,7 @@ class _Checker:
             self.fail(path, f"must be an integer {what}, got {_describe(value)}")
             return None
         if value not in allowed:
-            self.fail(path, f"must be {what}, got {value}")
+            self.fail(path, f"must be {what}, got {value}", "range")
             return None
         return value
 
@@ -225,7 +228,7 @@ class _Checker:
             self.fail(path, f"must be a number from {low} to {high}, got {_describe(value)}")
             return None
         if not low <= value <= high:
-            self.fail(path, f"must be from {low} to {high}, got {value}")
+            self.fail(path, f"must be from {low} to {high}, got {value}", "range")
             return None
         return float(value)
 
