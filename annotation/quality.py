@@ -9,7 +9,6 @@ statistic, the threshold it crossed and details for the reviewer.
 from __future__ import annotations
 
 import itertools
-
 from dataclasses import asdict, dataclass, field
 
 import numpy as np
