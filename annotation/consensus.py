@@ -39,7 +39,8 @@ class MergeResult:
 
 
 def round_half_up(values: np.ndarray) -> np.ndarray:
-    return np.floor(values + 0.5)
+    # Rounded to 9 decimals first so that a mean of exactly x.5 computed as x.4999999999999 goes up.
+    return np.floor(np.round(values, 9) + 0.5)
 
 
 def _merge_axis(scores: np.ndarray, confidence: np.ndarray, usable: np.ndarray, method: str) -> np.ndarray:

@@ -104,3 +104,11 @@ def test_consensus_line_keeps_the_seed_shape_and_is_strict_json():
 def test_unknown_method_is_refused():
     with pytest.raises(ValueError, match="unknown method 'mode'; use one of weighted_average, median, majority"):
         merge(_records(_social(1, "a", 1)), method="mode")
+
+
+def test_half_up_survives_floating_point_error():
+    # (0.7 * 1 + 0.7 * 1 + 0.7 * 1 + 0.7 * 3) / 2.8 is exactly 1.5, but 1.4999999999999998 in floating point.
+    data = _records(*(_social(1, name, score, 0.7) for name, score in zip("abcd", (1, 1, 1, 3), strict=True)))
+    [line] = merge(data, now=NOW).consensus
+    assert line["scores_mean"]["social"] == pytest.approx(1.5)
+    assert line["annotations"]["social"] == 2

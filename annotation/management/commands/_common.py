@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import os
 import tempfile
 from contextlib import contextmanager
@@ -33,3 +34,27 @@ def atomic_output(path: str | Path, *, mode: str = "w"):
     except BaseException:
         Path(tmp).unlink(missing_ok=True)
         raise
+
+
+def write_json(path: str | Path, data) -> None:
+    """Strict JSON (no NaN/Infinity), UTF-8, written atomically."""
+    with atomic_output(path) as handle:
+        json.dump(data, handle, ensure_ascii=False, indent=2, allow_nan=False)
+        handle.write("\n")
+
+
+def write_jsonl(path: str | Path, rows) -> int:
+    encode = json.JSONEncoder(ensure_ascii=False, allow_nan=False).encode
+    count = 0
+    with atomic_output(path) as handle:
+        for row in rows:
+            handle.write(encode(row) + "\n")
+            count += 1
+    return count
+
+
+def add_float_option(parser, name: str, default: float, help: str) -> None:
+    """``--min_kappa`` as in the seed, and ``--min-kappa`` as is usual; both set the same value."""
+    dashed = name.replace("_", "-")
+    flags = [f"--{name}"] + ([f"--{dashed}"] if dashed != name else [])
+    parser.add_argument(*flags, dest=name, type=float, default=default, help=f"{help} (default {default})")

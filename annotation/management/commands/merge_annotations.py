@@ -1,0 +1,87 @@
+from pathlib import Path
+
+from django.core.management.base import BaseCommand, CommandError
+
+from annotation.axes import MIN_CONFIDENCE, MIN_KAPPA
+from annotation.consensus import MAX_SPREAD, METHODS, MIN_RATINGS, merge
+from annotation.dataset import rating_set
+from annotation.management.commands._common import (
+    add_float_option,
+    input_errors_as_command_error,
+    write_json,
+    write_jsonl,
+)
+from annotation.quality import outlier_report
+from annotation.records import ProblemLog, load_annotations
+from annotation.reports import N_BOOT, SEED, kappa_report, low_agreement_exclusions
+
+
+class Command(BaseCommand):
+    help = (
+        "Merge several annotators' ratings (seed A.3 output JSONL) into one consensus line per item (seed A.6). "
+        "Low-confidence ratings and annotators with low leave-one-out kappa on an axis are left out; items with "
+        "too few usable ratings or too wide a spread go to the rejected file."
+    )
+
+    def add_arguments(self, parser):
+        parser.add_argument("--input", nargs="+", required=True, metavar="FILE")
+        parser.add_argument("--output", required=True, metavar="FILE", help="consensus JSONL")
+        parser.add_argument("--method", choices=METHODS, default="weighted_average")
+        add_float_option(parser, "min_kappa", MIN_KAPPA, "leave out an annotator on an axis below this kappa")
+        add_float_option(parser, "min_confidence", MIN_CONFIDENCE, "leave out ratings below this confidence")
+        parser.add_argument(
+            "--rejected",
+            metavar="FILE",
+            help="where rejected items go (default: rejected/low_agreement.jsonl in the output's folder)",
+        )
+        parser.add_argument(
+            "--reports", metavar="DIR", help="also write kappa_report.json and outlier_report.json here"
+        )
+        parser.add_argument("--n-boot", type=int, default=N_BOOT, help="bootstrap replicates for the kappa report")
+        parser.add_argument("--seed", type=int, default=SEED)
+
+    def handle(
+        self, *args, input, output, method, min_kappa, min_confidence, rejected, reports, n_boot, seed, **options
+    ):
+        if not 0 <= min_confidence <= 1:
+            raise CommandError(f"--min_confidence must be from 0 to 1, got {min_confidence}")
+        with input_errors_as_command_error():
+            log = ProblemLog()
+            records = load_annotations(input, log=log)
+            log.raise_if_any()
+        if not records:
+            raise CommandError(f"no ratings in {', '.join(input)}")
+        ratings = rating_set(records)
+        excluded, exclusion_listing = low_agreement_exclusions(ratings, min_kappa=min_kappa)
+        result = merge(ratings, method=method, min_confidence=min_confidence, excluded=excluded)
+        rejected_path = Path(rejected) if rejected else Path(output).parent / "rejected" / "low_agreement.jsonl"
+        n_consensus = write_jsonl(output, result.consensus)
+        n_rejected = write_jsonl(rejected_path, result.rejected)
+        merge_summary = {
+            "method": method,
+            "min_kappa": min_kappa,
+            "min_confidence": min_confidence,
+            "min_ratings": MIN_RATINGS,
+            "max_spread": MAX_SPREAD,
+            "consensus_items": n_consensus,
+            "rejected_items": n_rejected,
+            "rejected_by_axis": result.rejected_by_axis,
+            "annotators": exclusion_listing,
+        }
+        if reports:
+            report = kappa_report(ratings, min_kappa=min_kappa, n_boot=n_boot, seed=seed, sources=input)
+            report["merge"] = merge_summary
+            write_json(Path(reports) / "kappa_report.json", report)
+            write_json(Path(reports) / "outlier_report.json", outlier_report(ratings))
+        for axis, listing in exclusion_listing.items():
+            for entry in listing["excluded"]:
+                self.stdout.write(
+                    f"left out of {axis}: {entry['annotator']} (kappa with the others {entry['kappa_vs_rest']:.3f})"
+                )
+        self.stdout.write(
+            self.style.SUCCESS(
+                f"{n_consensus} consensus items ({method}) written to {output}; "
+                f"{n_rejected} rejected items written to {rejected_path}"
+                + (f"; reports in {reports}" if reports else "")
+            )
+        )

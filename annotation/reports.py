@@ -1,0 +1,100 @@
+"""The agreement report of seed A.6 (kappa_calculator) and what merge and validation add to it (pure)."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from datetime import UTC, datetime
+
+from annotation.agreement import axis_report, leave_one_out_kappa, pairwise_quadratic_kappa
+from annotation.axes import AXES, MIN_KAPPA, TARGET_KAPPA
+from annotation.dataset import RatingSet
+from annotation.records import format_timestamp
+
+N_BOOT = 1000
+SEED = 0
+
+
+def kappa_report(
+    ratings: RatingSet,
+    *,
+    min_kappa: float = MIN_KAPPA,
+    target_kappa: float = TARGET_KAPPA,
+    n_boot: int = N_BOOT,
+    seed: int = SEED,
+    sources: Sequence[str] = (),
+) -> dict:
+    """Per-axis agreement; ``passed`` only if every axis kappa is defined and >= ``min_kappa``."""
+    axes = {}
+    for axis in AXES:
+        report = axis_report(ratings.scores[axis], ratings.rater_ids, min_kappa=min_kappa, n_boot=n_boot, seed=seed)
+        report["target_reached"] = report["kappa"] is not None and report["kappa"] >= target_kappa
+        axes[axis] = report
+    return {
+        "min_kappa": min_kappa,
+        "target_kappa": target_kappa,
+        "passed": all(report["passed"] for report in axes.values()),
+        "target_reached": all(report["target_reached"] for report in axes.values()),
+        "n_items": ratings.n_items,
+        "n_annotators": ratings.n_raters,
+        "n_ratings": int(ratings.rated.sum()),
+        "bootstrap": {"replicates": n_boot, "seed": seed, "level": 0.95, "resampled": "items"},
+        "weights": "quadratic, (i-j)^2/(K-1)^2 over the categories 1..5",
+        "sources": list(sources),
+        "created_at": format_timestamp(datetime.now(UTC).replace(microsecond=0)),
+        "axes": axes,
+    }
+
+
+def low_agreement_exclusions(ratings: RatingSet, *, min_kappa: float) -> tuple[dict[str, list[int]], dict]:
+    """Per axis, the annotators (column indices) whose leave-one-out kappa is below ``min_kappa``.
+
+    Annotators whose leave-one-out kappa is undefined stay in (nothing shows they disagree) and are
+    listed separately so the report says so.
+    """
+    excluded: dict[str, list[int]] = {}
+    listing: dict[str, dict[str, list[dict]]] = {}
+    for axis in AXES:
+        pairwise = pairwise_quadratic_kappa(ratings.scores[axis])
+        per_rater = leave_one_out_kappa(pairwise, ratings.n_raters)
+        out, undefined = [], []
+        for rater, (value, reason) in enumerate(per_rater):
+            if value is not None and value < min_kappa:
+                out.append(rater)
+            if value is None:
+                undefined.append({"annotator": ratings.rater_ids[rater], "reason": reason})
+        excluded[axis] = out
+        listing[axis] = {
+            "excluded": [{"annotator": ratings.rater_ids[r], "kappa_vs_rest": per_rater[r][0]} for r in out],
+            "kept_with_undefined_kappa": undefined,
+        }
+    return excluded, listing
+
+
+def summary_rows(report: dict) -> list[list[str]]:
+    """A table of the report for the terminal."""
+
+    def number(value) -> str:
+        return "—" if value is None else f"{value:.3f}"
+
+    rows = [["axis", "kappa", "95% CI", "alpha", "AC2", "exact", "±1", "items", "result"]]
+    for axis, data in report["axes"].items():
+        ci = data["ci95"]
+        rows.append(
+            [
+                axis,
+                number(data["kappa"]),
+                "—" if ci is None else f"[{ci[0]:.3f}, {ci[1]:.3f}]",
+                number(data["alpha"]),
+                number(data["ac2"]),
+                number(data["agreement_exact"]),
+                number(data["agreement_within_1"]),
+                str(data["n_items"]),
+                "PASS" if data["passed"] else "FAIL",
+            ]
+        )
+    return rows
+
+
+def format_table(rows: list[list[str]]) -> str:
+    widths = [max(len(row[i]) for row in rows) for i in range(len(rows[0]))]
+    return "\n".join("  ".join(cell.ljust(width) for cell, width in zip(row, widths, strict=True)) for row in rows)
