@@ -50,7 +50,7 @@ def test_kappa_calculator_fails_under_only_when_asked(jsonl, tmp_path):
     out = tmp_path / "report.json"
     call_command("kappa_calculator", "--input", str(path), "--output", str(out), "--n-boot", "0", "--min_kappa", "0.99")
     assert json.loads(out.read_text())["passed"] is False
-    with pytest.raises(CommandError, match="agreement below min_kappa 0.99 on: social") as error:
+    with pytest.raises(CommandError, match=r"agreement below min_kappa 0\.99 on: social") as error:
         call_command(
             "kappa_calculator", "--input", str(path), "--output", str(out), "--n-boot", "0",
             "--min-kappa", "0.99", "--fail-under",
