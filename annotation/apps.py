@@ -7,3 +7,9 @@ class AnnotationConfig(AppConfig):
 
     name = "annotation"
     verbose_name = _("Annotation")
+
+    def ready(self) -> None:
+        from annotation import demo
+        from core.demo import register_demo_part
+
+        register_demo_part("annotation", demo.load, order=10)

@@ -33,10 +33,10 @@ def test_load_demo_creates_the_four_accounts_and_prints_their_passwords(demo_mod
 
 def test_load_demo_twice_keeps_accounts_and_passwords(demo_mode):
     call_command("load_demo")
-    first = credentials_path().read_text()
+    first, users = credentials_path().read_text(), User.objects.count()
     call_command("load_demo")
     assert credentials_path().read_text() == first
-    assert User.objects.count() == 4
+    assert User.objects.count() == users
 
 
 def test_load_demo_resets_passwords_when_the_credentials_file_was_lost(demo_mode):

@@ -1,0 +1,150 @@
+"""Writes for the annotation app: stored agreement reports, quality flags and rating edits."""
+
+from __future__ import annotations
+
+from django.contrib.auth import get_user_model
+from django.db import transaction
+from django.utils import timezone
+
+from annotation.axes import AXES, MIN_CONFIDENCE, MIN_KAPPA, TARGET_KAPPA
+from annotation.consistency import check_consistency
+from annotation.dataset import rating_set
+from annotation.models import AgreementReport, Annotation, AnnotationEdit, Batch, Dialogue, QualityFlag
+from annotation.quality import detect_outliers
+from annotation.reports import N_BOOT, SEED, kappa_report
+from annotation.selectors import annotation_records, dialogue_records
+
+_VALUE_FIELDS = [f"{axis}_score" for axis in AXES] + [f"{axis}_confidence" for axis in AXES]
+
+
+def annotation_values(annotation: Annotation) -> dict:
+    return {name: getattr(annotation, name) for name in _VALUE_FIELDS}
+
+
+def annotation_update(*, annotation: Annotation, values: dict, user, reason: str = "") -> Annotation:
+    """Change scores/confidences of a stored rating, keeping the old values in the edit history."""
+    unknown = set(values) - set(_VALUE_FIELDS)
+    if unknown:
+        raise ValueError(f"not rating fields: {', '.join(sorted(unknown))}")
+    with transaction.atomic():
+        locked = Annotation.objects.select_for_update().get(pk=annotation.pk)
+        old = annotation_values(locked)
+        new = {**old, **values}
+        if new == old:
+            return locked
+        for name, value in values.items():
+            setattr(locked, name, value)
+        locked.updated_at = timezone.now()
+        locked.full_clean(exclude=["dialogue", "annotator"])
+        locked.save(update_fields=[*values, "updated_at"])
+        AnnotationEdit.objects.create(annotation=locked, edited_by=user, old_values=old, new_values=new, reason=reason)
+    return locked
+
+
+def agreement_report_create(
+    *,
+    batch: Batch | None = None,
+    user=None,
+    min_kappa: float = MIN_KAPPA,
+    target_kappa: float = TARGET_KAPPA,
+    min_confidence: float = MIN_CONFIDENCE,
+    n_boot: int = N_BOOT,
+    seed: int = SEED,
+) -> AgreementReport:
+    """Compute agreement over the stored ratings (one batch or all) and store it with its quality flags."""
+    batch_name = batch.name if batch else None
+    records = annotation_records(batch_name=batch_name)
+    if not records:
+        raise ValueError(f"no ratings stored{f' in batch {batch_name}' if batch_name else ''}")
+    ratings = rating_set(records)
+    source = f"batch {batch_name}" if batch_name else "all batches"
+    report = kappa_report(
+        ratings, min_kappa=min_kappa, target_kappa=target_kappa, n_boot=n_boot, seed=seed, sources=[source]
+    )
+    outliers = detect_outliers(ratings)
+    dialogues = dialogue_records({r.id for r in records})
+    consistency = [
+        (record, issue)
+        for record in records
+        for issue in check_consistency(record.as_json(), dialogues[record.id], min_confidence=min_confidence)
+    ]
+    users = dict(get_user_model().objects.filter(username__in=ratings.rater_ids).values_list("username", "pk"))
+    dialogue_pks = dict(Dialogue.objects.filter(external_id__in=list(dialogues)).values_list("external_id", "pk"))
+    annotation_pks = {
+        (d, a): pk
+        for pk, d, a in Annotation.objects.filter(dialogue_id__in=list(dialogue_pks.values())).values_list(
+            "pk", "dialogue_id", "annotator_id"
+        )
+    }
+    with transaction.atomic():
+        stored = AgreementReport.objects.create(
+            created_by=user,
+            batch=batch,
+            source=source,
+            parameters={"min_kappa": min_kappa, "target_kappa": target_kappa, "n_boot": n_boot, "seed": seed},
+            passed=report["passed"],
+            report=report,
+        )
+        flags = [
+            QualityFlag(
+                source=QualityFlag.Source.OUTLIER,
+                kind=flag.kind,
+                report=stored,
+                annotator_id=users.get(flag.subject) if flag.subject_type == "annotator" else None,
+                dialogue_id=dialogue_pks.get(flag.subject) if flag.subject_type == "item" else None,
+                axis=flag.axis or "",
+                statistic=flag.statistic,
+                threshold=flag.threshold,
+                message=flag.message,
+                details=flag.details,
+            )
+            for flag in outliers
+        ]
+        for record, issue in consistency:
+            dialogue_pk, annotator_pk = dialogue_pks[record.id], users[record.annotator_id]
+            flags.append(
+                QualityFlag(
+                    source=QualityFlag.Source.CONSISTENCY,
+                    kind=issue.rule_id,
+                    report=stored,
+                    annotator_id=annotator_pk,
+                    dialogue_id=dialogue_pk,
+                    annotation_id=annotation_pks.get((dialogue_pk, annotator_pk)),
+                    axis=issue.axis or "",
+                    message=issue.message,
+                    details={**issue.details, "severity": issue.severity, "message_ja": issue.message_ja},
+                )
+            )
+        _store_flags(flags, batch=batch)
+    return stored
+
+
+def _flag_key(flag: QualityFlag) -> tuple:
+    return (flag.source, flag.kind, flag.annotator_id, flag.dialogue_id, flag.axis)
+
+
+def _store_flags(flags: list[QualityFlag], *, batch: Batch | None) -> None:
+    """Keep one flag per finding across recomputations of the same scope.
+
+    A finding seen before keeps its review status and gets the new statistic; open flags whose
+    finding is gone (the data changed) are removed; reviewed flags are kept as the record.
+    """
+    scope = QualityFlag.objects.filter(report__batch=batch) if batch else QualityFlag.objects.filter(report__batch=None)
+    existing = {}
+    for old in scope.order_by("created_at"):
+        existing[_flag_key(old)] = old
+    fresh, updated = [], []
+    for flag in flags:
+        old = existing.pop(_flag_key(flag), None)
+        if old is None:
+            fresh.append(flag)
+            continue
+        for name in ("report", "annotation_id", "statistic", "threshold", "message", "details"):
+            setattr(old, name, getattr(flag, name))
+        updated.append(old)
+    QualityFlag.objects.bulk_create(fresh, batch_size=2_000)
+    QualityFlag.objects.bulk_update(
+        updated, ["report", "annotation_id", "statistic", "threshold", "message", "details"], batch_size=2_000
+    )
+    stale = [old.pk for old in existing.values() if old.status == QualityFlag.Status.OPEN]
+    QualityFlag.objects.filter(pk__in=stale).delete()
