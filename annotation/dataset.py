@@ -6,13 +6,14 @@ matching confidences (NaN where not rated). Item and rater ids keep their first-
 
 from __future__ import annotations
 
+import operator
 from collections.abc import Iterable
 from dataclasses import dataclass
 
 import numpy as np
 
 from annotation.axes import AXES
-from annotation.records import AnnotationRecord
+from annotation.records import AnnotationRecord, gc_paused
 
 
 @dataclass
@@ -38,43 +39,34 @@ class RatingSet:
         return self.scores[AXES[0]] > 0
 
 
+@gc_paused()
 def rating_set(records: Iterable[AnnotationRecord]) -> RatingSet:
     records = list(records)
     item_index: dict[str, int] = {}
     rater_index: dict[str, int] = {}
-    rows = np.empty(len(records), dtype=np.int64)
-    cols = np.empty(len(records), dtype=np.int64)
-    values = np.empty((len(records), len(AXES)), dtype=np.int8)
-    confidences = np.empty((len(records), len(AXES)), dtype=np.float64)
-    seconds = np.full(len(records), np.nan)
-    epoch = np.empty(len(records), dtype=np.float64)
-    for n, record in enumerate(records):
-        rows[n] = item_index.setdefault(record.id, len(item_index))
-        cols[n] = rater_index.setdefault(record.annotator_id, len(rater_index))
-        scores, confidence = record.scores, record.confidence
-        values[n] = [scores[axis] for axis in AXES]
-        confidences[n] = [confidence[axis] for axis in AXES]
-        if record.seconds_spent is not None:
-            seconds[n] = record.seconds_spent
-        epoch[n] = record.timestamp.timestamp()
+    by_axis = operator.itemgetter(*AXES)
+    nan = float("nan")
+    rows = [item_index.setdefault(r.id, len(item_index)) for r in records]
+    cols = [rater_index.setdefault(r.annotator_id, len(rater_index)) for r in records]
+    values = [by_axis(r.scores) for r in records]
+    confidences = [by_axis(r.confidence) for r in records]
+    seconds = [nan if r.seconds_spent is None else r.seconds_spent for r in records]
+    epoch = [r.timestamp.timestamp() for r in records]
     shape = (len(item_index), len(rater_index))
-    score_matrices, confidence_matrices = {}, {}
-    for k, axis in enumerate(AXES):
-        matrix = np.zeros(shape, dtype=np.int8)
-        matrix[rows, cols] = values[:, k]
-        score_matrices[axis] = matrix
-        conf = np.full(shape, np.nan)
-        conf[rows, cols] = confidences[:, k]
-        confidence_matrices[axis] = conf
-    seconds_matrix = np.full(shape, np.nan)
-    seconds_matrix[rows, cols] = seconds
-    epoch_matrix = np.full(shape, np.nan)
-    epoch_matrix[rows, cols] = epoch
+    rows_array, cols_array = np.asarray(rows, dtype=np.int64), np.asarray(cols, dtype=np.int64)
+    value_array = np.asarray(values, dtype=np.int8).reshape(len(records), len(AXES))
+    confidence_array = np.asarray(confidences, dtype=np.float64).reshape(len(records), len(AXES))
+
+    def matrix(column: np.ndarray, fill, dtype) -> np.ndarray:
+        out = np.full(shape, fill, dtype=dtype)
+        out[rows_array, cols_array] = column
+        return out
+
     return RatingSet(
         item_ids=list(item_index),
         rater_ids=list(rater_index),
-        scores=score_matrices,
-        confidence=confidence_matrices,
-        seconds=seconds_matrix,
-        epoch=epoch_matrix,
+        scores={axis: matrix(value_array[:, k], 0, np.int8) for k, axis in enumerate(AXES)},
+        confidence={axis: matrix(confidence_array[:, k], np.nan, np.float64) for k, axis in enumerate(AXES)},
+        seconds=matrix(np.asarray(seconds, dtype=np.float64), np.nan, np.float64),
+        epoch=matrix(np.asarray(epoch, dtype=np.float64), np.nan, np.float64),
     )

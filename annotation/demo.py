@@ -61,7 +61,8 @@ def load() -> str:
     dialogues = guidelines_data.demo_dialogues()
     ratings = demo_ratings(dialogues, guidelines_data.demo_reference_scores())
     Batch.objects.get_or_create(
-        name=BATCH, defaults={"description": "Synthetic demo dialogues written for this project", "annotations_per_item": 3}
+        name=BATCH,
+        defaults={"description": "Synthetic demo dialogues written for this project", "annotations_per_item": 3},
     )
     with tempfile.TemporaryDirectory() as folder:
         dialogue_file, rating_file = Path(folder) / "demo_dialogues.jsonl", Path(folder) / "demo_ratings.jsonl"

@@ -1,0 +1,96 @@
+"""Agreement benchmark of the issue: kappa_calculator end to end, then the statistics against their references.
+
+100k dialogues x 3 annotators (of 10) x 4 axes. Targets: `manage.py kappa_calculator` (JSONL in, report
+out, 1,000 bootstrap replicates per axis) <= 5 s; pairwise kappas >= 20x faster than an sklearn loop;
+ordinal alpha >= 5x faster than the krippendorff package; 1,000 bootstrap replicates <= 5 s.
+
+    .venv/bin/python bench/agreement.py [--quick]
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+import numpy as np
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+
+from bench import agreement_stats  # noqa: E402
+
+AXES = ("social", "avoidant", "mechanical", "self")
+TARGET_END_TO_END = 5.0
+
+
+def write_ratings(path: Path, n_items: int, seed: int = 0) -> None:
+    rng = np.random.default_rng(seed)
+    truth = rng.choice([1, 1, 1, 1, 2, 2, 3, 4, 5], size=(n_items, 4))
+    with path.open("w", encoding="utf-8") as handle:
+        for item in range(n_items):
+            raters = rng.choice(10, size=3, replace=False)
+            for rater in raters:
+                noise = (rng.random(4) < 0.15) * rng.choice([-1, 1], size=4)
+                scores = np.clip(truth[item] + noise, 1, 5)
+                row = {
+                    "id": f"dialogue_{item:06d}",
+                    "annotator_id": f"ann_{rater:03d}",
+                    "timestamp": "2025-01-01T10:00:00Z",
+                    "annotations": dict(zip(AXES, map(int, scores), strict=True)),
+                    "confidence": dict.fromkeys(AXES, 0.9),
+                }
+                handle.write(json.dumps(row) + "\n")
+
+
+def end_to_end(path: Path, folder: Path, repeats: int) -> list[float]:
+    env = {
+        **os.environ,
+        "DEBUG": "0",
+        "SECRET_KEY": "bench",
+        "VAR_DIR": str(folder),
+        "DATABASE_URL": f"sqlite:///{folder / 'bench.sqlite3'}",
+    }
+    times = []
+    for _ in range(repeats):
+        started = time.perf_counter()
+        subprocess.run(
+            [sys.executable, "manage.py", "kappa_calculator", "--input", str(path), "--output", str(folder / "r.json")],
+            cwd=ROOT, env=env, check=True, capture_output=True,
+        )  # fmt: skip
+        times.append(time.perf_counter() - started)
+    return times
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--quick", action="store_true", help="10k items, fewer repeats (smoke run)")
+    args = parser.parse_args()
+    n_items, repeats = (10_000, 1) if args.quick else (100_000, 3)
+    with tempfile.TemporaryDirectory(prefix="jaiml-bench-") as folder:
+        folder = Path(folder)
+        path = folder / "batch.jsonl"
+        write_ratings(path, n_items)
+        times = end_to_end(path, folder, repeats)
+        report = json.loads((folder / "r.json").read_text())
+    median = statistics.median(times)
+    ok = median <= TARGET_END_TO_END
+    print(f"kappa_calculator end to end: {n_items:,} dialogues x 3 annotators (of 10) x 4 axes, 1,000 bootstrap")
+    print(f"    runs {', '.join(f'{t:.2f}' for t in times)} s; median {median:.2f} s "
+          f"(target <= {TARGET_END_TO_END:.0f} s: {agreement_stats.verdict(ok)})")  # fmt: skip
+    kappas = ", ".join(f"{axis} {report['axes'][axis]['kappa']:.3f}" for axis in AXES)
+    print(f"    kappa {kappas}\n")
+    if args.quick:
+        agreement_stats.run(n_items=10_000, repeats=2, n_boot=200)
+        return 0
+    return 0 if agreement_stats.run(n_items=100_000, repeats=7, n_boot=1000) and ok else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())

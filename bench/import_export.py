@@ -1,0 +1,169 @@
+"""Import/export speed of the annotation data (issue: 100k dialogues in <= 3 s, 100k ratings out in <= 5 s).
+
+Runs on SQLite (a fresh file) and, when reachable, PostgreSQL (a fresh temporary database), each in
+its own process, and prints the median of several runs and the ratio to Label Studio 1.23 measured
+on this machine (import 100k tasks 12.5 s; export 100k tasks 84 s as JSON).
+
+    .venv/bin/python bench/import_export.py [--n 100000] [--repeats 3] [--postgres postgres://postgres@127.0.0.1:5432/]
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+import uuid
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+LABEL_STUDIO = {"import": 12.5, "export": 84.0}
+TARGET = {"import": 3.0, "export": 5.0}
+AXES = ("social", "avoidant", "mechanical", "self")
+
+
+def write_inputs(folder: Path, n: int) -> tuple[Path, Path]:
+    import numpy as np
+
+    rng = np.random.default_rng(0)
+    dialogues, ratings = folder / "dialogues.jsonl", folder / "ratings.jsonl"
+    with dialogues.open("w", encoding="utf-8") as handle:
+        for i in range(n):
+            row = {
+                "id": f"dialogue_{i:06d}",
+                "user": f"来週の発表資料を見直しました。構成はこれで大丈夫でしょうか？（{i}）",
+                "response": "全体の流れは分かりやすいです。三枚目の図は凡例を加えると、数字の意味が伝わりやすくなります。",
+                "context": [
+                    {"turn": -3, "speaker": "user", "text": "発表の準備をしています。"},
+                    {"turn": -2, "speaker": "ai", "text": "どのような発表ですか？"},
+                    {"turn": -1, "speaker": "user", "text": "研究室の中間報告です。"},
+                ],
+            }
+            handle.write(json.dumps(row, ensure_ascii=False) + "\n")
+    scores = rng.choice([1, 1, 1, 2, 3, 4, 5], size=(n, 4))
+    with ratings.open("w", encoding="utf-8") as handle:
+        for i in range(n):
+            row = {
+                "id": f"dialogue_{i:06d}",
+                "annotator_id": f"ann_{i % 10:03d}",
+                "timestamp": "2025-01-01T10:00:00Z",
+                "annotations": dict(zip(AXES, map(int, scores[i]), strict=True)),
+                "confidence": dict.fromkeys(AXES, 0.9),
+            }
+            handle.write(json.dumps(row) + "\n")
+    return dialogues, ratings
+
+
+def measure(dialogues: Path, ratings: Path, repeats: int) -> dict:
+    """Runs inside a process whose DATABASE_URL points at an empty database."""
+    import django
+
+    django.setup()
+    from django.core.management import call_command
+    from django.db import connection
+
+    from annotation.exports import annotation_lines, write_lines
+    from annotation.imports import annotations_import, dialogues_import
+    from annotation.models import Annotation, Batch, Dialogue
+
+    call_command("migrate", verbosity=0)
+    times = {"import": [], "reimport": [], "ratings_import": [], "export": []}
+    for _ in range(repeats):
+        Annotation.objects.all().delete()
+        Dialogue.objects.all().delete()
+        Batch.objects.all().delete()
+        started = time.perf_counter()
+        dialogues_import(paths=[dialogues], batch_name="bench")
+        times["import"].append(time.perf_counter() - started)
+        started = time.perf_counter()
+        dialogues_import(paths=[dialogues], batch_name="bench")
+        times["reimport"].append(time.perf_counter() - started)
+        started = time.perf_counter()
+        annotations_import(paths=[ratings])
+        times["ratings_import"].append(time.perf_counter() - started)
+        out = dialogues.parent / "export.jsonl"
+        started = time.perf_counter()
+        with out.open("w", encoding="utf-8") as handle:
+            count = write_lines(annotation_lines(), handle)
+        times["export"].append(time.perf_counter() - started)
+        assert count == Annotation.objects.count()
+    return {"vendor": connection.vendor, "times": times}
+
+
+def run_backend(name: str, database_url: str, dialogues: Path, ratings: Path, repeats: int, var: Path) -> dict:
+    env = {**os.environ, "DATABASE_URL": database_url, "DEBUG": "0", "SECRET_KEY": "bench", "VAR_DIR": str(var)}
+    env["DJANGO_SETTINGS_MODULE"] = "config.settings"
+    code = (
+        f"import json, sys; sys.path.insert(0, {str(ROOT)!r}); from bench.import_export import measure; "
+        f"from pathlib import Path; print(json.dumps(measure(Path({str(dialogues)!r}), Path({str(ratings)!r}), {repeats})))"
+    )
+    done = subprocess.run([sys.executable, "-c", code], cwd=ROOT, env=env, capture_output=True, text=True)
+    if done.returncode != 0:
+        raise SystemExit(f"{name} run failed:\n{done.stderr[-3000:]}")
+    return json.loads(done.stdout.strip().splitlines()[-1])
+
+
+def postgres_database(base_url: str):
+    """Create a throw-away database on the server at ``base_url``; returns (url, drop function) or None."""
+    try:
+        import psycopg
+    except ImportError:
+        return None
+    name = f"jaiml_bench_{uuid.uuid4().hex[:8]}"
+    try:
+        with psycopg.connect(base_url.rstrip("/") + "/postgres", autocommit=True, connect_timeout=3) as conn:
+            conn.execute(f'CREATE DATABASE "{name}"')
+    except psycopg.Error as exc:
+        print(f"PostgreSQL not available at {base_url}: {exc}".strip())
+        return None
+
+    def drop():
+        with psycopg.connect(base_url.rstrip("/") + "/postgres", autocommit=True) as conn:
+            conn.execute(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
+
+    return base_url.rstrip("/") + "/" + name, drop
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--n", type=int, default=100_000)
+    parser.add_argument("--repeats", type=int, default=3)
+    parser.add_argument(
+        "--postgres", default=os.environ.get("BENCH_POSTGRES_URL", "postgres://postgres@127.0.0.1:5432/")
+    )
+    args = parser.parse_args()
+    with tempfile.TemporaryDirectory(prefix="jaiml-bench-") as folder:
+        folder = Path(folder)
+        dialogues, ratings = write_inputs(folder, args.n)
+        results = {"sqlite": run_backend("SQLite", f"sqlite:///{folder / 'bench.sqlite3'}", dialogues, ratings,
+                                         args.repeats, folder)}  # fmt: skip
+        pg = postgres_database(args.postgres)
+        if pg:
+            url, drop = pg
+            try:
+                results["postgresql"] = run_backend("PostgreSQL", url, dialogues, ratings, args.repeats, folder)
+            finally:
+                drop()
+    print(f"\n{args.n:,} dialogues / {args.n:,} ratings, median of {args.repeats} runs (seconds)")
+    print(f"{'backend':<11} {'import':>8} {'reimport':>9} {'ratings in':>11} {'export':>8}   vs Label Studio 1.23")
+    for name, result in results.items():
+        median = {key: statistics.median(values) for key, values in result["times"].items()}
+        ratio_in = LABEL_STUDIO["import"] / median["import"]
+        ratio_out = LABEL_STUDIO["export"] / median["export"]
+        print(
+            f"{name:<11} {median['import']:>8.2f} {median['reimport']:>9.2f} {median['ratings_import']:>11.2f} "
+            f"{median['export']:>8.2f}   import {ratio_in:.1f}x faster, export {ratio_out:.1f}x faster"
+        )
+        for key in ("import", "export"):
+            verdict = "met" if median[key] <= TARGET[key] else "NOT met"
+            print(
+                f"  target {key} <= {TARGET[key]:.0f} s: {verdict} ({median[key]:.2f} s, {args.n / median[key]:,.0f}/s)"
+            )
+
+
+if __name__ == "__main__":
+    main()
