@@ -36,7 +36,8 @@ def write_inputs(folder: Path, n: int) -> tuple[Path, Path]:
             row = {
                 "id": f"dialogue_{i:06d}",
                 "user": f"来週の発表資料を見直しました。構成はこれで大丈夫でしょうか？（{i}）",
-                "response": "全体の流れは分かりやすいです。三枚目の図は凡例を加えると、数字の意味が伝わりやすくなります。",
+                "response": "全体の流れは分かりやすいです。三枚目の図は凡例を加えると、"
+                "数字の意味が伝わりやすくなります。",
                 "context": [
                     {"turn": -3, "speaker": "user", "text": "発表の準備をしています。"},
                     {"turn": -2, "speaker": "ai", "text": "どのような発表ですか？"},
@@ -97,9 +98,10 @@ def measure(dialogues: Path, ratings: Path, repeats: int) -> dict:
 def run_backend(name: str, database_url: str, dialogues: Path, ratings: Path, repeats: int, var: Path) -> dict:
     env = {**os.environ, "DATABASE_URL": database_url, "DEBUG": "0", "SECRET_KEY": "bench", "VAR_DIR": str(var)}
     env["DJANGO_SETTINGS_MODULE"] = "config.settings"
+    args = f"Path({str(dialogues)!r}), Path({str(ratings)!r}), {repeats}"
     code = (
         f"import json, sys; sys.path.insert(0, {str(ROOT)!r}); from bench.import_export import measure; "
-        f"from pathlib import Path; print(json.dumps(measure(Path({str(dialogues)!r}), Path({str(ratings)!r}), {repeats})))"
+        f"from pathlib import Path; print(json.dumps(measure({args})))"
     )
     done = subprocess.run([sys.executable, "-c", code], cwd=ROOT, env=env, capture_output=True, text=True)
     if done.returncode != 0:
