@@ -21,7 +21,8 @@ from datetime import UTC, datetime
 
 import numpy as np
 
-from annotation.axes import AXES, MIN_CONFIDENCE, SCORES
+from annotation.agreement import leave_one_out_kappa, pairwise_quadratic_kappa
+from annotation.axes import AXES, MIN_CONFIDENCE, MIN_KAPPA, SCORES
 from annotation.dataset import RatingSet
 from annotation.records import format_timestamp
 
@@ -152,3 +153,52 @@ def merge(
             }
         )
     return result
+
+
+def low_agreement_exclusions(ratings: RatingSet, *, min_kappa: float) -> tuple[dict[str, list[int]], dict]:
+    """Per axis, the annotators (column indices) whose leave-one-out kappa is below ``min_kappa``.
+
+    Annotators whose leave-one-out kappa is undefined stay in (nothing shows they disagree) and are
+    listed separately so the report says so.
+    """
+    excluded: dict[str, list[int]] = {}
+    listing: dict[str, dict[str, list[dict]]] = {}
+    for axis in AXES:
+        pairwise = pairwise_quadratic_kappa(ratings.scores[axis])
+        per_rater = leave_one_out_kappa(pairwise, ratings.n_raters)
+        out, undefined = [], []
+        for rater, (value, reason) in enumerate(per_rater):
+            if value is not None and value < min_kappa:
+                out.append(rater)
+            if value is None:
+                undefined.append({"annotator": ratings.rater_ids[rater], "reason": reason})
+        excluded[axis] = out
+        listing[axis] = {
+            "excluded": [{"annotator": ratings.rater_ids[r], "kappa_vs_rest": per_rater[r][0]} for r in out],
+            "kept_with_undefined_kappa": undefined,
+        }
+    return excluded, listing
+
+
+def merge_with_exclusions(
+    ratings: RatingSet,
+    *,
+    method: str = "weighted_average",
+    min_kappa: float = MIN_KAPPA,
+    min_confidence: float = MIN_CONFIDENCE,
+) -> tuple[MergeResult, dict]:
+    """The seed A.6 merge: leave out low-agreement annotators per axis, then merge. Returns (result, summary)."""
+    excluded, listing = low_agreement_exclusions(ratings, min_kappa=min_kappa)
+    result = merge(ratings, method=method, min_confidence=min_confidence, excluded=excluded)
+    summary = {
+        "method": method,
+        "min_kappa": min_kappa,
+        "min_confidence": min_confidence,
+        "min_ratings": MIN_RATINGS,
+        "max_spread": MAX_SPREAD,
+        "consensus_items": len(result.consensus),
+        "rejected_items": len(result.rejected),
+        "rejected_by_axis": result.rejected_by_axis,
+        "annotators": listing,
+    }
+    return result, summary

@@ -7,7 +7,7 @@ from collections.abc import Sequence
 from concurrent.futures import ThreadPoolExecutor
 from datetime import UTC, datetime
 
-from annotation.agreement import axis_report, leave_one_out_kappa, pairwise_quadratic_kappa
+from annotation.agreement import axis_report
 from annotation.axes import AXES, MIN_KAPPA, TARGET_KAPPA
 from annotation.dataset import RatingSet
 from annotation.records import format_timestamp
@@ -49,31 +49,6 @@ def kappa_report(
         "created_at": format_timestamp(datetime.now(UTC).replace(microsecond=0)),
         "axes": axes,
     }
-
-
-def low_agreement_exclusions(ratings: RatingSet, *, min_kappa: float) -> tuple[dict[str, list[int]], dict]:
-    """Per axis, the annotators (column indices) whose leave-one-out kappa is below ``min_kappa``.
-
-    Annotators whose leave-one-out kappa is undefined stay in (nothing shows they disagree) and are
-    listed separately so the report says so.
-    """
-    excluded: dict[str, list[int]] = {}
-    listing: dict[str, dict[str, list[dict]]] = {}
-    for axis in AXES:
-        pairwise = pairwise_quadratic_kappa(ratings.scores[axis])
-        per_rater = leave_one_out_kappa(pairwise, ratings.n_raters)
-        out, undefined = [], []
-        for rater, (value, reason) in enumerate(per_rater):
-            if value is not None and value < min_kappa:
-                out.append(rater)
-            if value is None:
-                undefined.append({"annotator": ratings.rater_ids[rater], "reason": reason})
-        excluded[axis] = out
-        listing[axis] = {
-            "excluded": [{"annotator": ratings.rater_ids[r], "kappa_vs_rest": per_rater[r][0]} for r in out],
-            "kept_with_undefined_kappa": undefined,
-        }
-    return excluded, listing
 
 
 def summary_rows(report: dict) -> list[list[str]]:

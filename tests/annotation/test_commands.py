@@ -149,3 +149,21 @@ def test_validate_fails_on_range_and_completeness(jsonl, tmp_path):
     assert checks["range"]["items"][0].endswith(":1: $.annotations.social: must be from 1 to 5, got 9")
     assert "dialogue_040: 0 rating(s), needs 2" in checks["completeness"]["items"]
     assert checks["format"]["status"] == "PASS"
+
+
+def test_export_consensus_from_the_database_matches_the_file_merge(jsonl, tmp_path, db):
+    rows = _batch()
+    call_command("import_dialogues", str(jsonl([dialogue(i) for i in range(40)])), batch="b")
+    ratings = jsonl(rows)
+    call_command("import_annotations", str(ratings))
+    from_db, from_files = tmp_path / "db.jsonl", tmp_path / "files.jsonl"
+    call_command("export_consensus", "--output", str(from_db), "--batch", "b", "--method", "median")
+    call_command("merge_annotations", "--input", str(ratings), "--output", str(from_files), "--method", "median")
+
+    def without_time(path):
+        return [
+            {k: v for k, v in json.loads(line).items() if k != "timestamp"} for line in path.read_text().splitlines()
+        ]
+
+    assert without_time(from_db) == without_time(from_files)
+    assert (tmp_path / "rejected" / "low_agreement.jsonl").exists()

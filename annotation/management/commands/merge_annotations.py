@@ -3,7 +3,7 @@ from pathlib import Path
 from django.core.management.base import BaseCommand, CommandError
 
 from annotation.axes import MIN_CONFIDENCE, MIN_KAPPA
-from annotation.consensus import MAX_SPREAD, METHODS, MIN_RATINGS, merge
+from annotation.consensus import METHODS, merge_with_exclusions
 from annotation.dataset import rating_set
 from annotation.management.commands._common import (
     add_float_option,
@@ -13,7 +13,7 @@ from annotation.management.commands._common import (
 )
 from annotation.quality import outlier_report
 from annotation.records import ProblemLog, load_annotations
-from annotation.reports import N_BOOT, SEED, kappa_report, low_agreement_exclusions
+from annotation.reports import N_BOOT, SEED, kappa_report
 
 
 class Command(BaseCommand):
@@ -52,28 +52,18 @@ class Command(BaseCommand):
         if not records:
             raise CommandError(f"no ratings in {', '.join(input)}")
         ratings = rating_set(records)
-        excluded, exclusion_listing = low_agreement_exclusions(ratings, min_kappa=min_kappa)
-        result = merge(ratings, method=method, min_confidence=min_confidence, excluded=excluded)
+        result, merge_summary = merge_with_exclusions(
+            ratings, method=method, min_kappa=min_kappa, min_confidence=min_confidence
+        )
         rejected_path = Path(rejected) if rejected else Path(output).parent / "rejected" / "low_agreement.jsonl"
         n_consensus = write_jsonl(output, result.consensus)
         n_rejected = write_jsonl(rejected_path, result.rejected)
-        merge_summary = {
-            "method": method,
-            "min_kappa": min_kappa,
-            "min_confidence": min_confidence,
-            "min_ratings": MIN_RATINGS,
-            "max_spread": MAX_SPREAD,
-            "consensus_items": n_consensus,
-            "rejected_items": n_rejected,
-            "rejected_by_axis": result.rejected_by_axis,
-            "annotators": exclusion_listing,
-        }
         if reports:
             report = kappa_report(ratings, min_kappa=min_kappa, n_boot=n_boot, seed=seed, sources=input)
             report["merge"] = merge_summary
             write_json(Path(reports) / "kappa_report.json", report)
             write_json(Path(reports) / "outlier_report.json", outlier_report(ratings))
-        for axis, listing in exclusion_listing.items():
+        for axis, listing in merge_summary["annotators"].items():
             for entry in listing["excluded"]:
                 self.stdout.write(
                     f"left out of {axis}: {entry['annotator']} (kappa with the others {entry['kappa_vs_rest']:.3f})"
