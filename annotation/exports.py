@@ -7,21 +7,13 @@ from collections.abc import Iterator
 from typing import TextIO
 
 from annotation.axes import AXES
-from annotation.models import Annotation
 from annotation.records import format_timestamp
-
-CHUNK = 5_000
+from annotation.selectors import annotation_rows
 
 
 def annotation_lines(*, batch_name: str | None = None) -> Iterator[str]:
     """One JSON line per stored annotation, read from the database in chunks (never all at once)."""
-    queryset = Annotation.objects.order_by("dialogue_id", "annotator_id")
-    if batch_name is not None:
-        queryset = queryset.filter(dialogue__batch__name=batch_name)
-    fields = [f"{axis}_score" for axis in AXES] + [f"{axis}_confidence" for axis in AXES]
-    rows = queryset.values_list(
-        "dialogue__external_id", "annotator__username", "created_at", "seconds_spent", *fields
-    ).iterator(chunk_size=CHUNK)
+    rows = annotation_rows(batch_name=batch_name)
     dumps = json.JSONEncoder(ensure_ascii=False, allow_nan=False).encode
     n = len(AXES)
     for dialogue_id, annotator, created_at, seconds, *values in rows:

@@ -26,6 +26,7 @@ from annotation.records import (
     ProblemLog,
     load_annotations,
     load_dialogues,
+    readable_paths,
 )
 from core.roles import ANNOTATOR
 
@@ -49,16 +50,6 @@ class ImportSummary:
         return text
 
 
-def _check_readable(paths: Sequence[str | Path], log: ProblemLog) -> list[str | Path]:
-    readable = []
-    for path in paths:
-        if not Path(path).is_file():
-            log.add(Problem(str(path), None, "$", "file not found (or not a regular file)"))
-        else:
-            readable.append(path)
-    return readable
-
-
 def _chunks(items: Sequence, size: int = CHUNK) -> Iterable[Sequence]:
     for start in range(0, len(items), size):
         yield items[start : start + size]
@@ -68,7 +59,7 @@ def dialogues_import(
     *, paths: Sequence[str | Path], batch_name: str, dry_run: bool = False, update: bool = False
 ) -> ImportSummary:
     log = ProblemLog()
-    records = load_dialogues(_check_readable(paths, log), log=log)
+    records = load_dialogues(readable_paths(paths, log), log=log)
     existing = existing_values(
         Dialogue, "external_id", [r.id for r in records], ["id", "user_text", "response_text", "context"]
     )
@@ -127,7 +118,7 @@ def annotations_import(
     *, paths: Sequence[str | Path], dry_run: bool = False, update: bool = False, edited_by=None
 ) -> ImportSummary:
     log = ProblemLog()
-    records = load_annotations(_check_readable(paths, log), log=log)
+    records = load_annotations(readable_paths(paths, log), log=log)
 
     dialogue_pks: dict[str, int] = {}
     for chunk in _chunks(sorted({r.id for r in records})):

@@ -476,6 +476,17 @@ def _parse_axes(check: _Checker, obj: dict, key: str, parse_value) -> dict | Non
     return values if None not in values.values() and len(values) == len(AXES) else None
 
 
+def readable_paths(paths: Iterable[str | Path], log: ProblemLog) -> list[str | Path]:
+    """The paths that are regular files; a problem for each one that is not."""
+    readable = []
+    for path in paths:
+        if Path(path).is_file():
+            readable.append(path)
+        else:
+            log.add(Problem(str(path), None, "$", "file not found (or not a regular file)"))
+    return readable
+
+
 @contextmanager
 def gc_paused():
     """Pause the cyclic garbage collector while building many small objects that form no cycles.

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterator
+
 from annotation.axes import AXES
 from annotation.dataset import RatingSet, rating_set
 from annotation.models import Annotation, Dialogue
@@ -10,15 +12,20 @@ from annotation.records import AnnotationRecord
 CHUNK = 5_000
 
 
-def annotation_records(*, batch_name: str | None = None) -> list[AnnotationRecord]:
-    """Stored ratings in the shape of the seed A.3 output records."""
+def annotation_rows(*, batch_name: str | None = None) -> Iterator[tuple]:
+    """Stored ratings, streamed in chunks, as (dialogue id, annotator, timestamp, seconds, 4 scores, 4 confidences)."""
     queryset = Annotation.objects.order_by("dialogue_id", "annotator_id")
     if batch_name is not None:
         queryset = queryset.filter(dialogue__batch__name=batch_name)
     fields = [f"{axis}_score" for axis in AXES] + [f"{axis}_confidence" for axis in AXES]
-    rows = queryset.values_list(
+    return queryset.values_list(
         "dialogue__external_id", "annotator__username", "created_at", "seconds_spent", *fields
     ).iterator(chunk_size=CHUNK)
+
+
+def annotation_records(*, batch_name: str | None = None) -> list[AnnotationRecord]:
+    """Stored ratings in the shape of the seed A.3 output records."""
+    rows = annotation_rows(batch_name=batch_name)
     n = len(AXES)
     return [
         AnnotationRecord(

@@ -167,3 +167,9 @@ def test_export_consensus_from_the_database_matches_the_file_merge(jsonl, tmp_pa
 
     assert without_time(from_db) == without_time(from_files)
     assert (tmp_path / "rejected" / "low_agreement.jsonl").exists()
+
+
+@pytest.mark.parametrize("command", ["kappa_calculator", "merge_annotations"])
+def test_missing_input_file_is_named(command, tmp_path):
+    with pytest.raises(CommandError, match=r"nope\.jsonl: \$: file not found"):
+        call_command(command, "--input", str(tmp_path / "nope.jsonl"), "--output", str(tmp_path / "out"))

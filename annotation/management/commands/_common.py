@@ -10,7 +10,8 @@ from pathlib import Path
 
 from django.core.management.base import CommandError
 
-from annotation.records import InputError
+from annotation.dataset import RatingSet, rating_set
+from annotation.records import InputError, ProblemLog, load_annotations, readable_paths
 
 
 @contextmanager
@@ -18,7 +19,7 @@ def input_errors_as_command_error():
     try:
         yield
     except InputError as exc:
-        raise CommandError(f"nothing was stored: {exc}") from None
+        raise CommandError(f"nothing was stored or written: {exc}") from None
 
 
 @contextmanager
@@ -58,3 +59,14 @@ def add_float_option(parser, name: str, default: float, help: str) -> None:
     dashed = name.replace("_", "-")
     flags = [f"--{name}"] + ([f"--{dashed}"] if dashed != name else [])
     parser.add_argument(*flags, dest=name, type=float, default=default, help=f"{help} (default {default})")
+
+
+def read_rating_files(paths: list[str]) -> RatingSet:
+    """Ratings of seed A.3 output files as arrays; any problem in any file stops the command."""
+    with input_errors_as_command_error():
+        log = ProblemLog()
+        records = load_annotations(readable_paths(paths, log), log=log)
+        log.raise_if_any()
+    if not records:
+        raise CommandError(f"no ratings in {', '.join(paths)}")
+    return rating_set(records)

@@ -1,10 +1,8 @@
 from django.core.management.base import BaseCommand, CommandError
 
 from annotation.axes import MIN_KAPPA, TARGET_KAPPA
-from annotation.dataset import rating_set
-from annotation.management.commands._common import add_float_option, input_errors_as_command_error, write_json
+from annotation.management.commands._common import add_float_option, read_rating_files, write_json
 from annotation.models import AgreementReport
-from annotation.records import ProblemLog, load_annotations
 from annotation.reports import N_BOOT, SEED, format_table, kappa_report, summary_rows
 
 
@@ -27,13 +25,7 @@ class Command(BaseCommand):
     def handle(self, *args, input, output, min_kappa, target_kappa, n_boot, seed, fail_under, save, **options):
         if n_boot < 0:
             raise CommandError("--n-boot must be 0 (no confidence interval) or more")
-        with input_errors_as_command_error():
-            log = ProblemLog()
-            records = load_annotations(input, log=log)
-            log.raise_if_any()
-        if not records:
-            raise CommandError(f"no ratings in {', '.join(input)}")
-        ratings = rating_set(records)
+        ratings = read_rating_files(input)
         report = kappa_report(
             ratings, min_kappa=min_kappa, target_kappa=target_kappa, n_boot=n_boot, seed=seed, sources=input
         )

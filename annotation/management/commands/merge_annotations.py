@@ -4,15 +4,13 @@ from django.core.management.base import BaseCommand, CommandError
 
 from annotation.axes import MIN_CONFIDENCE, MIN_KAPPA
 from annotation.consensus import METHODS, merge_with_exclusions
-from annotation.dataset import rating_set
 from annotation.management.commands._common import (
     add_float_option,
-    input_errors_as_command_error,
+    read_rating_files,
     write_json,
     write_jsonl,
 )
 from annotation.quality import outlier_report
-from annotation.records import ProblemLog, load_annotations
 from annotation.reports import N_BOOT, SEED, kappa_report
 
 
@@ -45,13 +43,7 @@ class Command(BaseCommand):
     ):
         if not 0 <= min_confidence <= 1:
             raise CommandError(f"--min_confidence must be from 0 to 1, got {min_confidence}")
-        with input_errors_as_command_error():
-            log = ProblemLog()
-            records = load_annotations(input, log=log)
-            log.raise_if_any()
-        if not records:
-            raise CommandError(f"no ratings in {', '.join(input)}")
-        ratings = rating_set(records)
+        ratings = read_rating_files(input)
         result, merge_summary = merge_with_exclusions(
             ratings, method=method, min_kappa=min_kappa, min_confidence=min_confidence
         )

@@ -9,7 +9,7 @@ from annotation.consistency import check_consistency
 from annotation.dataset import rating_set
 from annotation.management.commands._common import add_float_option, write_json
 from annotation.quality import detect_outliers
-from annotation.records import ProblemLog, load_annotations, load_dialogues
+from annotation.records import ProblemLog, load_annotations, load_dialogues, readable_paths
 from annotation.reports import format_table, kappa_report
 
 SHOWN = 5  # problems listed per check in the terminal; the --report file has up to 100
@@ -37,8 +37,8 @@ class Command(BaseCommand):
 
     def handle(self, *args, dialogues, input, report, min_ratings, min_kappa, min_confidence, n_boot, **options):
         dialogue_log, rating_log = ProblemLog(), ProblemLog()
-        dialogue_records = load_dialogues([dialogues], log=dialogue_log)
-        records = load_annotations(input, log=rating_log)
+        dialogue_records = load_dialogues(readable_paths([dialogues], dialogue_log), log=dialogue_log)
+        records = load_annotations(readable_paths(input, rating_log), log=rating_log)
         problems = dialogue_log.problems + rating_log.problems
         counts = Counter(dialogue_log.counts) + Counter(rating_log.counts)
         checks = []
