@@ -19,6 +19,7 @@ from django.utils import timezone
 from annotation.axes import AXES
 from annotation.bulk import bulk_insert, existing_values
 from annotation.models import Annotation, AnnotationEdit, AnnotatorProfile, Batch, Dialogue
+from annotation.queue import recount_taken
 from annotation.records import (
     AnnotationRecord,
     DialogueRecord,
@@ -93,8 +94,8 @@ def dialogues_import(
         encode = json.JSONEncoder(ensure_ascii=False).encode
         bulk_insert(
             Dialogue,
-            ["external_id", "user_text", "response_text", "context", "batch", "created_at"],
-            ((r.id, r.user, r.response, encode(r.context), batch.pk, now) for r in new),
+            ["external_id", "user_text", "response_text", "context", "batch", "created_at", "taken_count"],
+            ((r.id, r.user, r.response, encode(r.context), batch.pk, now, 0) for r in new),
         )
         Dialogue.objects.bulk_update(
             [Dialogue(pk=pk, user_text=r.user, response_text=r.response, context=r.context) for pk, r in changed],
@@ -213,6 +214,7 @@ def annotations_import(
                 for r in new
             ),
         )
+        recount_taken(sorted({dialogue_pks[r.id] for r in new}))
         now = timezone.now()
         Annotation.objects.bulk_update(
             [Annotation(pk=pk, updated_at=now, **_values_of(r)) for pk, _old, r in changed],

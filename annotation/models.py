@@ -35,11 +35,15 @@ class Dialogue(models.Model):
     context = models.JSONField(_("context turns"), default=list, blank=True)
     batch = models.ForeignKey(Batch, verbose_name=_("batch"), on_delete=models.PROTECT, related_name="dialogues")
     created_at = models.DateTimeField(_("created at"), default=timezone.now)
+    # Ratings plus live reservations of the work queue. Kept on the row itself so that the row lock
+    # taken when handing the item out also guards the quota (see annotation.queue).
+    taken_count = models.PositiveIntegerField(_("ratings and reservations"), default=0)
 
     class Meta:
         ordering = ["id"]
         verbose_name = _("dialogue")
         verbose_name_plural = _("dialogues")
+        indexes = [models.Index(fields=["batch", "taken_count", "id"], name="dialogue_queue_order")]
 
     def __str__(self) -> str:
         return self.external_id
@@ -228,3 +232,38 @@ class QualityFlag(models.Model):
 
     def __str__(self) -> str:
         return f"{self.kind}: {self.message[:60]}"
+
+
+class Assignment(models.Model):
+    """A dialogue handed to an annotator by the work queue: reserved until submitted, skipped or expired."""
+
+    class Status(models.TextChoices):
+        RESERVED = "reserved", _("reserved")
+        SUBMITTED = "submitted", _("submitted")
+        SKIPPED = "skipped", _("skipped")
+        EXPIRED = "expired", _("expired")
+
+    dialogue = models.ForeignKey(
+        Dialogue, verbose_name=_("dialogue"), on_delete=models.CASCADE, related_name="assignments"
+    )
+    annotator = models.ForeignKey(
+        settings.AUTH_USER_MODEL, verbose_name=_("annotator"), on_delete=models.CASCADE, related_name="assignments"
+    )
+    status = models.CharField(_("status"), max_length=16, choices=Status.choices, default=Status.RESERVED)
+    reserved_at = models.DateTimeField(_("reserved at"), default=timezone.now)
+    expires_at = models.DateTimeField(_("expires at"))
+    finished_at = models.DateTimeField(_("finished at"), null=True, blank=True)
+    skip_reason = models.CharField(_("skip reason"), max_length=300, blank=True)
+
+    class Meta:
+        ordering = ["-reserved_at"]
+        verbose_name = _("assignment")
+        verbose_name_plural = _("assignments")
+        constraints = [models.UniqueConstraint(fields=["dialogue", "annotator"], name="assignment_once_per_annotator")]
+        indexes = [
+            models.Index(fields=["annotator", "status"], name="assignment_annotator_status"),
+            models.Index(fields=["status", "expires_at"], name="assignment_expiry"),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.dialogue_id} → {self.annotator_id} ({self.status})"

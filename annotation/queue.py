@@ -1,0 +1,180 @@
+"""The work queue: hand each annotator the next dialogue without ever exceeding an item's quota.
+
+``Dialogue.taken_count`` counts ratings plus live reservations. Handing out an item locks its row
+(``SELECT ... FOR UPDATE SKIP LOCKED`` on PostgreSQL, so concurrent annotators take different rows
+instead of waiting) and raises the count in the same transaction; a concurrent transaction that
+reaches the same row after the commit re-checks ``taken_count < quota`` on the new row version.
+On SQLite every write transaction is serialised (``transaction_mode = IMMEDIATE``), which gives the
+same guarantee. Reservations expire after ``RESERVATION_MINUTES``; a late submission is still
+stored (nothing an annotator submitted is lost).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from datetime import timedelta
+
+from django.db import IntegrityError, connection, transaction
+from django.db.models import Count, F, OuterRef, Q, Subquery, Value
+from django.db.models.functions import Coalesce
+from django.utils import timezone
+
+from annotation.axes import AXES
+from annotation.models import Annotation, Assignment, Batch, Dialogue
+
+RESERVATION_MINUTES = 60
+CHUNK = 2_000
+
+
+@dataclass(frozen=True)
+class Submitted:
+    annotation: Annotation
+    created: bool  # False when the same submission arrived twice
+
+
+def _count_subquery(model, **filters):
+    return Coalesce(
+        Subquery(
+            model.objects.filter(dialogue=OuterRef("pk"), **filters)
+            .order_by()
+            .values("dialogue")
+            .annotate(n=Count("pk"))
+            .values("n")[:1]
+        ),
+        Value(0),
+    )
+
+
+def recount_taken(dialogue_ids) -> None:
+    """Recompute ``taken_count`` from the stored ratings and live reservations (after imports)."""
+    ids = list(dialogue_ids)
+    for start in range(0, len(ids), CHUNK):
+        Dialogue.objects.filter(pk__in=ids[start : start + CHUNK]).update(
+            taken_count=_count_subquery(Annotation) + _count_subquery(Assignment, status=Assignment.Status.RESERVED)
+        )
+
+
+def expire_reservations(*, now=None) -> int:
+    """Release reservations past their expiry; returns how many."""
+    now = now or timezone.now()
+    released = 0
+    stale = list(
+        Assignment.objects.filter(status=Assignment.Status.RESERVED, expires_at__lt=now).values_list("pk", flat=True)[
+            :CHUNK
+        ]
+    )
+    for pk in stale:
+        with transaction.atomic():
+            assignment = Assignment.objects.select_for_update().filter(pk=pk, status=Assignment.Status.RESERVED).first()
+            if assignment is None:
+                continue
+            Dialogue.objects.filter(pk=assignment.dialogue_id, taken_count__gt=0).update(
+                taken_count=F("taken_count") - 1
+            )
+            assignment.status, assignment.finished_at = Assignment.Status.EXPIRED, now
+            assignment.save(update_fields=["status", "finished_at"])
+            released += 1
+    return released
+
+
+def current_assignment(*, batch: Batch, annotator) -> Assignment | None:
+    return (
+        Assignment.objects.select_related("dialogue")
+        .filter(annotator=annotator, dialogue__batch=batch, status=Assignment.Status.RESERVED)
+        .order_by("reserved_at")
+        .first()
+    )
+
+
+def assignment_next(*, batch: Batch, annotator) -> Assignment | None:
+    """The annotator's open reservation in ``batch``, or a new one; None when nothing is left for them."""
+    existing = current_assignment(batch=batch, annotator=annotator)
+    if existing is not None:
+        return existing
+    now = timezone.now()
+    for _attempt in range(5):
+        with transaction.atomic():
+            candidates = (
+                Dialogue.objects.filter(batch=batch, taken_count__lt=batch.annotations_per_item)
+                .exclude(assignments__annotator=annotator)
+                .exclude(annotations__annotator=annotator)
+                .order_by("taken_count", "id")
+            )
+            if connection.features.has_select_for_update_skip_locked:
+                candidates = candidates.select_for_update(skip_locked=True, of=("self",))
+            dialogue = candidates.only("pk", "taken_count").first()
+            if dialogue is None:
+                return None
+            if dialogue.taken_count >= batch.annotations_per_item:  # re-checked on the locked row
+                continue
+            try:
+                with transaction.atomic():
+                    assignment = Assignment.objects.create(
+                        dialogue_id=dialogue.pk,
+                        annotator=annotator,
+                        reserved_at=now,
+                        expires_at=now + timedelta(minutes=RESERVATION_MINUTES),
+                    )
+            except IntegrityError:
+                continue  # the same annotator asked twice at once; the other request got it
+            Dialogue.objects.filter(pk=dialogue.pk).update(taken_count=F("taken_count") + 1)
+        assignment.dialogue = Dialogue.objects.get(pk=dialogue.pk)
+        return assignment
+    return current_assignment(batch=batch, annotator=annotator)
+
+
+def assignment_skip(*, assignment: Assignment, reason: str = "") -> Assignment:
+    with transaction.atomic():
+        locked = Assignment.objects.select_for_update().get(pk=assignment.pk)
+        if locked.status != Assignment.Status.RESERVED:
+            return locked
+        locked.status, locked.finished_at, locked.skip_reason = Assignment.Status.SKIPPED, timezone.now(), reason[:300]
+        locked.save(update_fields=["status", "finished_at", "skip_reason"])
+        Dialogue.objects.filter(pk=locked.dialogue_id, taken_count__gt=0).update(taken_count=F("taken_count") - 1)
+    return locked
+
+
+def annotation_submit(
+    *, assignment: Assignment, scores: dict[str, int], confidence: dict[str, float], now=None
+) -> Submitted:
+    """Store the rating of an assigned dialogue; a repeated submission returns the stored one."""
+    now = now or timezone.now()
+    with transaction.atomic():
+        locked = Assignment.objects.select_for_update().get(pk=assignment.pk)
+        stored = Annotation.objects.filter(dialogue_id=locked.dialogue_id, annotator_id=locked.annotator_id).first()
+        if stored is not None:
+            return Submitted(stored, created=False)
+        values = {f"{axis}_score": scores[axis] for axis in AXES}
+        values.update({f"{axis}_confidence": confidence[axis] for axis in AXES})
+        annotation = Annotation.objects.create(
+            dialogue_id=locked.dialogue_id,
+            annotator_id=locked.annotator_id,
+            created_at=now,
+            updated_at=now,
+            seconds_spent=max(0.0, (now - locked.reserved_at).total_seconds()),
+            source=Annotation.Source.WEB,
+            **values,
+        )
+        if locked.status != Assignment.Status.RESERVED:
+            # Expired or skipped meanwhile: the slot was given back, so the rating takes one again.
+            Dialogue.objects.filter(pk=locked.dialogue_id).update(taken_count=F("taken_count") + 1)
+        locked.status, locked.finished_at = Assignment.Status.SUBMITTED, now
+        locked.save(update_fields=["status", "finished_at"])
+    return Submitted(annotation, created=True)
+
+
+def batch_progress(*, batch: Batch, annotator) -> dict:
+    """What the progress bar shows: the annotator's ratings today and in the batch, and the batch total."""
+    today = timezone.localdate()
+    mine = Annotation.objects.filter(annotator=annotator, dialogue__batch=batch)
+    totals = Dialogue.objects.filter(batch=batch).aggregate(
+        items=Count("pk"),
+        full=Count("pk", filter=Q(taken_count__gte=batch.annotations_per_item)),
+    )
+    return {
+        "done_today": mine.filter(created_at__date=today).count(),
+        "done_total": mine.count(),
+        "items": totals["items"],
+        "ratings_needed": totals["items"] * batch.annotations_per_item,
+        "ratings_done": Annotation.objects.filter(dialogue__batch=batch).count(),
+    }
