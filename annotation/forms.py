@@ -1,0 +1,40 @@
+from django import forms
+from django.utils.translation import gettext_lazy as _
+
+from annotation.axes import AXES, SCORES
+from annotation.scale import AXIS_NAMES, CONFIDENCE_CHOICES
+
+
+class RatingForm(forms.Form):
+    """Four scores (1-5, required) and four confidences (0-1, default 1.0)."""
+
+    def __init__(self, *args, **kwargs):
+        super().__init__(*args, **kwargs)
+        for axis in AXES:
+            self.fields[axis] = forms.TypedChoiceField(
+                label=AXIS_NAMES[axis],
+                choices=[(s, str(s)) for s in SCORES],
+                coerce=int,
+                widget=forms.RadioSelect,
+                error_messages={"required": _("Choose a score from 1 to 5.")},
+            )
+            self.fields[f"{axis}_confidence"] = forms.TypedChoiceField(
+                label=_("confidence"),
+                choices=[(c, f"{c:.1f}") for c in CONFIDENCE_CHOICES],
+                coerce=float,
+                initial=1.0,
+            )
+
+    def scores(self) -> dict[str, int]:
+        return {axis: self.cleaned_data[axis] for axis in AXES}
+
+    def confidences(self) -> dict[str, float]:
+        return {axis: self.cleaned_data[f"{axis}_confidence"] for axis in AXES}
+
+    def axis_fields(self):
+        """(axis, score field, confidence field) for the template."""
+        return [(axis, self[axis], self[f"{axis}_confidence"]) for axis in AXES]
+
+
+class SkipForm(forms.Form):
+    reason = forms.CharField(label=_("Reason (optional)"), max_length=300, required=False)

@@ -1,0 +1,140 @@
+"""The annotator's work: batch list, the rating page (HTMX), skipping, and their own history with edits."""
+
+from __future__ import annotations
+
+from django.contrib import messages
+from django.core.paginator import Paginator
+from django.db.models import Count, Q
+from django.http import Http404
+from django.shortcuts import get_object_or_404, redirect, render
+from django.utils.translation import gettext as _
+from django.views.decorators.http import require_GET, require_http_methods, require_POST
+
+from annotation.axes import AXES, MIN_CONFIDENCE
+from annotation.forms import RatingForm, SkipForm
+from annotation.models import Annotation, Assignment, Batch
+from annotation.queue import annotation_submit, assignment_next, assignment_skip, batch_progress
+from annotation.scale import axes_info
+from annotation.services import annotation_update
+from annotation.training import qualification_required
+from core.permissions import annotator_required
+
+
+def _batches_for(user):
+    mine = Count("dialogues__annotations", filter=Q(dialogues__annotations__annotator=user), distinct=True)
+    return Batch.objects.annotate(n_items=Count("dialogues", distinct=True), n_mine=mine).filter(n_items__gt=0)
+
+
+@annotator_required
+@qualification_required
+@require_GET
+def queue(request):
+    return render(request, "annotation/queue/batches.html", {"batches": _batches_for(request.user)})
+
+
+def _workspace(request, batch: Batch, *, form: RatingForm | None = None, assignment: Assignment | None = None):
+    assignment = assignment or assignment_next(batch=batch, annotator=request.user)
+    context = {
+        "batch": batch,
+        "assignment": assignment,
+        "form": form or RatingForm(),
+        "skip_form": SkipForm(),
+        "axes": axes_info(),
+        "min_confidence": MIN_CONFIDENCE,
+        "progress": batch_progress(batch=batch, annotator=request.user),
+    }
+    if assignment is not None:
+        dialogue = assignment.dialogue
+        context["before"] = [t for t in dialogue.context if t["turn"] < 0]
+        context["after"] = [t for t in dialogue.context if t["turn"] > 0]
+    template = "annotation/queue/rate.html"
+    return render(request, template + "#workspace" if request.htmx else template, context)
+
+
+@annotator_required
+@qualification_required
+@require_GET
+def rate(request, batch_id: int):
+    return _workspace(request, get_object_or_404(Batch, pk=batch_id))
+
+
+def _own_assignment(request, batch_id: int, assignment_id: int) -> tuple[Batch, Assignment]:
+    batch = get_object_or_404(Batch, pk=batch_id)
+    assignment = get_object_or_404(
+        Assignment.objects.select_related("dialogue"), pk=assignment_id, dialogue__batch=batch
+    )
+    if assignment.annotator_id != request.user.id:
+        raise Http404  # another annotator's work is not visible (blind annotation)
+    return batch, assignment
+
+
+@annotator_required
+@qualification_required
+@require_POST
+def submit(request, batch_id: int, assignment_id: int):
+    batch, assignment = _own_assignment(request, batch_id, assignment_id)
+    form = RatingForm(request.POST)
+    if not form.is_valid():
+        # Shown again with the entered values and the errors inline; nothing is lost.
+        return _workspace(request, batch, form=form, assignment=assignment)
+    result = annotation_submit(assignment=assignment, scores=form.scores(), confidence=form.confidences())
+    if result.created:
+        messages.success(request, _("Saved rating of %(id)s.") % {"id": assignment.dialogue.external_id})
+    if request.htmx:
+        return _workspace(request, batch)
+    return redirect("annotation:rate", batch_id=batch.pk)
+
+
+@annotator_required
+@qualification_required
+@require_POST
+def skip(request, batch_id: int, assignment_id: int):
+    batch, assignment = _own_assignment(request, batch_id, assignment_id)
+    form = SkipForm(request.POST)
+    reason = form.cleaned_data["reason"] if form.is_valid() else ""
+    assignment_skip(assignment=assignment, reason=reason)
+    messages.info(request, _("Skipped %(id)s.") % {"id": assignment.dialogue.external_id})
+    if request.htmx:
+        return _workspace(request, batch)
+    return redirect("annotation:rate", batch_id=batch.pk)
+
+
+@annotator_required
+@require_GET
+def history(request):
+    annotations = (
+        Annotation.objects.filter(annotator=request.user)
+        .select_related("dialogue", "dialogue__batch")
+        .annotate(n_edits=Count("edits"))
+        .order_by("-created_at")
+    )
+    page = Paginator(annotations, 50).get_page(request.GET.get("page"))
+    return render(request, "annotation/queue/history.html", {"page": page, "axes": AXES})
+
+
+@annotator_required
+@require_http_methods(["GET", "POST"])
+def edit(request, annotation_id: int):
+    annotation = get_object_or_404(Annotation.objects.select_related("dialogue"), pk=annotation_id)
+    if annotation.annotator_id != request.user.id:
+        raise Http404
+    initial = {**annotation.scores, **{f"{axis}_confidence": c for axis, c in annotation.confidences.items()}}
+    form = RatingForm(request.POST or None, initial=initial)
+    if request.method == "POST" and form.is_valid():
+        values = {f"{axis}_score": score for axis, score in form.scores().items()}
+        values.update({f"{axis}_confidence": value for axis, value in form.confidences().items()})
+        annotation_update(annotation=annotation, values=values, user=request.user, reason="annotator edit")
+        messages.success(request, _("Updated your rating of %(id)s.") % {"id": annotation.dialogue.external_id})
+        return redirect("annotation:history")
+    dialogue = annotation.dialogue
+    context = {
+        "annotation": annotation,
+        "dialogue": dialogue,
+        "form": form,
+        "axes": axes_info(),
+        "min_confidence": MIN_CONFIDENCE,
+        "before": [t for t in dialogue.context if t["turn"] < 0],
+        "after": [t for t in dialogue.context if t["turn"] > 0],
+        "edits": annotation.edits.all()[:20],
+    }
+    return render(request, "annotation/queue/edit.html", context)
