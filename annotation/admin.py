@@ -13,6 +13,8 @@ from annotation.models import (
     AnnotatorProfile,
     Batch,
     Dialogue,
+    GoldItem,
+    QualificationAttempt,
     QualityFlag,
 )
 from annotation.services import annotation_update, annotation_values
@@ -158,3 +160,21 @@ class QualityFlagAdmin(admin.ModelAdmin):
         if "status" in form.changed_data:
             obj.reviewer, obj.reviewed_at = request.user, timezone.now()
         super().save_model(request, obj, form, change)
+
+
+@admin.register(GoldItem)
+class GoldItemAdmin(admin.ModelAdmin):
+    list_display = ["external_id", "set", "position", "social_gold", "avoidant_gold", "mechanical_gold", "self_gold"]
+    list_filter = ["set"]
+    search_fields = ["external_id", "user_text", "response_text", "explanation"]
+
+
+@admin.register(QualificationAttempt)
+class QualificationAttemptAdmin(admin.ModelAdmin):
+    list_display = ["annotator", "started_at", "finished_at", "passed"]
+    list_filter = ["passed"]
+    search_fields = ["annotator__username"]
+    readonly_fields = ["annotator", "started_at", "finished_at", "item_ids", "passed", "kappas", "reasons"]
+
+    def has_add_permission(self, request) -> bool:
+        return False

@@ -31,9 +31,9 @@ class RatingForm(forms.Form):
     def confidences(self) -> dict[str, float]:
         return {axis: self.cleaned_data[f"{axis}_confidence"] for axis in AXES}
 
-    def axis_fields(self):
-        """(axis, score field, confidence field) for the template."""
-        return [(axis, self[axis], self[f"{axis}_confidence"]) for axis in AXES]
+    def axis_rows(self, axes_info):
+        """(axis info, score field, confidence field) per axis, in the order of ``axes_info``."""
+        return [(info, self[info.key], self[f"{info.key}_confidence"]) for info in axes_info]
 
 
 class SkipForm(forms.Form):

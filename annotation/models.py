@@ -267,3 +267,6 @@ class Assignment(models.Model):
 
     def __str__(self) -> str:
         return f"{self.dialogue_id} → {self.annotator_id} ({self.status})"
+
+
+from annotation.models_training import *  # noqa: E402,F403  (training models live in their own module)

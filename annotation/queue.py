@@ -14,6 +14,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from datetime import timedelta
 
+from django.core.cache import cache
 from django.db import IntegrityError, connection, transaction
 from django.db.models import Count, F, OuterRef, Q, Subquery, Value
 from django.db.models.functions import Coalesce
@@ -102,7 +103,7 @@ def assignment_next(*, batch: Batch, annotator) -> Assignment | None:
             )
             if connection.features.has_select_for_update_skip_locked:
                 candidates = candidates.select_for_update(skip_locked=True, of=("self",))
-            dialogue = candidates.only("pk", "taken_count").first()
+            dialogue = candidates.first()
             if dialogue is None:
                 return None
             if dialogue.taken_count >= batch.annotations_per_item:  # re-checked on the locked row
@@ -118,7 +119,8 @@ def assignment_next(*, batch: Batch, annotator) -> Assignment | None:
             except IntegrityError:
                 continue  # the same annotator asked twice at once; the other request got it
             Dialogue.objects.filter(pk=dialogue.pk).update(taken_count=F("taken_count") + 1)
-        assignment.dialogue = Dialogue.objects.get(pk=dialogue.pk)
+            dialogue.taken_count += 1
+        assignment.dialogue = dialogue
         return assignment
     return current_assignment(batch=batch, annotator=annotator)
 
@@ -163,18 +165,28 @@ def annotation_submit(
     return Submitted(annotation, created=True)
 
 
+BATCH_TOTALS_SECONDS = 10  # the batch-wide part of the progress bar may lag this much
+
+
 def batch_progress(*, batch: Batch, annotator) -> dict:
-    """What the progress bar shows: the annotator's ratings today and in the batch, and the batch total."""
-    today = timezone.localdate()
-    mine = Annotation.objects.filter(annotator=annotator, dialogue__batch=batch)
-    totals = Dialogue.objects.filter(batch=batch).aggregate(
-        items=Count("pk"),
-        full=Count("pk", filter=Q(taken_count__gte=batch.annotations_per_item)),
+    """What the progress bar shows: the annotator's ratings today and in the batch, and the batch total.
+
+    The annotator's own counts are exact (one indexed query); the batch totals are cached for a few
+    seconds, since counting a large batch on every page view would cost more than the rest of it.
+    """
+    start_of_today = timezone.localtime().replace(hour=0, minute=0, second=0, microsecond=0)
+    mine = Annotation.objects.filter(annotator=annotator, dialogue__batch=batch).aggregate(
+        done_total=Count("pk"), done_today=Count("pk", filter=Q(created_at__gte=start_of_today))
     )
+    key = f"annotation:batch-totals:{batch.pk}"
+    totals = cache.get(key)
+    if totals is None:
+        totals = Dialogue.objects.filter(batch=batch).aggregate(items=Count("pk"), ratings_done=Count("annotations"))
+        cache.set(key, totals, BATCH_TOTALS_SECONDS)
     return {
-        "done_today": mine.filter(created_at__date=today).count(),
-        "done_total": mine.count(),
+        "done_today": mine["done_today"],
+        "done_total": mine["done_total"],
         "items": totals["items"],
         "ratings_needed": totals["items"] * batch.annotations_per_item,
-        "ratings_done": Annotation.objects.filter(dialogue__batch=batch).count(),
+        "ratings_done": totals["ratings_done"],
     }

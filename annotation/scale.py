@@ -5,6 +5,7 @@ English msgids; the Japanese text (the seed's own wording) comes from the transl
 
 from __future__ import annotations
 
+import functools
 from dataclasses import dataclass
 
 from django.utils.functional import Promise
@@ -88,9 +89,11 @@ class AxisInfo:
     markers: tuple[tuple[str | Promise, tuple[str, ...]], ...]  # (group name, a few example markers)
 
 
-def axes_info(*, markers_per_group: int = 6) -> list[AxisInfo]:
+@functools.cache
+def axes_info(*, markers_per_group: int = 6) -> tuple[AxisInfo, ...]:
+    """The scale for the rating form; built once (the labels are lazy, translated at render time)."""
     lexicon = guidelines_data.markers()
-    return [
+    return tuple(
         AxisInfo(
             key=axis,
             name=AXIS_NAMES[axis],
@@ -101,4 +104,4 @@ def axes_info(*, markers_per_group: int = 6) -> list[AxisInfo]:
             ),
         )
         for axis in AXES
-    ]
+    )

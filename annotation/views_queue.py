@@ -34,12 +34,13 @@ def queue(request):
 
 def _workspace(request, batch: Batch, *, form: RatingForm | None = None, assignment: Assignment | None = None):
     assignment = assignment or assignment_next(batch=batch, annotator=request.user)
+    form = form or RatingForm()
     context = {
         "batch": batch,
         "assignment": assignment,
-        "form": form or RatingForm(),
+        "form": form,
+        "axis_rows": form.axis_rows(axes_info()),
         "skip_form": SkipForm(),
-        "axes": axes_info(),
         "min_confidence": MIN_CONFIDENCE,
         "progress": batch_progress(batch=batch, annotator=request.user),
     }
@@ -131,7 +132,7 @@ def edit(request, annotation_id: int):
         "annotation": annotation,
         "dialogue": dialogue,
         "form": form,
-        "axes": axes_info(),
+        "axis_rows": form.axis_rows(axes_info()),
         "min_confidence": MIN_CONFIDENCE,
         "before": [t for t in dialogue.context if t["turn"] < 0],
         "after": [t for t in dialogue.context if t["turn"] > 0],

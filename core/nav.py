@@ -7,7 +7,7 @@ from dataclasses import dataclass
 from django.utils.functional import Promise
 from django.utils.translation import gettext_lazy as _
 
-from core.roles import ADMIN, RESEARCHER, user_roles
+from core.roles import ADMIN, ANNOTATOR, RESEARCHER, user_roles
 
 
 @dataclass(frozen=True)
@@ -22,6 +22,48 @@ class NavItem:
 
 NAV_ITEMS: list[NavItem] = [
     NavItem("home", _("Home"), "home", None, on_home=False),
+    NavItem(
+        "annotate",
+        _("Annotate"),
+        "annotation:queue",
+        ANNOTATOR,
+        _("Rate dialogues on the four sycophancy axes, one item at a time, with the keyboard."),
+    ),
+    NavItem(
+        "training",
+        _("Training"),
+        "annotation:training",
+        ANNOTATOR,
+        _("Practice items with feedback, and the qualification test that opens the work queue."),
+    ),
+    NavItem(
+        "history",
+        _("My ratings"),
+        "annotation:history",
+        ANNOTATOR,
+        _("Your past ratings; correct one when you change your mind (the change is kept in the history)."),
+    ),
+    NavItem(
+        "guidelines",
+        _("Guidelines"),
+        "annotation:guidelines",
+        None,
+        _("The four axes, levels and markers, reference examples and edge cases."),
+    ),
+    NavItem(
+        "agreement",
+        _("Agreement"),
+        "annotation:dashboard",
+        RESEARCHER,
+        _("Inter-annotator agreement per batch: kappa, alpha and AC2 with confidence intervals, pairs, weekly trend."),
+    ),
+    NavItem(
+        "gold",
+        _("Gold items"),
+        "annotation:gold-items",
+        RESEARCHER,
+        _("Import practice and test items with gold scores; see the qualification results."),
+    ),
     NavItem(
         "system",
         _("System status"),

@@ -51,3 +51,12 @@ def outsider(db):
     from tests.helpers import make_user
 
     return make_user("nobody")
+
+
+@pytest.fixture(autouse=True)
+def _fresh_cache():
+    """Each test starts with an empty cache (cached counts must not leak between tests)."""
+    from django.core.cache import cache
+
+    cache.clear()
+    yield

@@ -10,3 +10,19 @@ def make_user(username: str, *roles: str, staff: bool = False, password: str = P
     for role in roles:
         user.groups.add(Group.objects.get_or_create(name=role)[0])
     return user
+
+
+def make_qualified_annotator(username: str, password: str = PASSWORD) -> User:
+    """An annotator who has passed the qualification test (so the production queue is open)."""
+    from django.utils import timezone
+
+    from annotation.models import QualificationAttempt
+
+    user = make_user(username, "annotator", password=password)
+    QualificationAttempt.objects.create(
+        annotator=user,
+        finished_at=timezone.now(),
+        passed=True,
+        kappas=dict.fromkeys(("social", "avoidant", "mechanical", "self"), 1.0),
+    )
+    return user

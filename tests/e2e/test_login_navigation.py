@@ -20,7 +20,7 @@ def test_demo_annotator_logs_in_and_sees_japanese_home_with_annotator_navigation
     assert page.locator("html").get_attribute("lang") == "ja"
     assert "ようこそ、annotator1 さん" in page.locator("h1").inner_text()
     nav = page.locator("nav.mainnav a")
-    assert nav.all_inner_texts() == ["ホーム"]
+    assert nav.all_inner_texts() == ["ホーム", "アノテーション", "トレーニング", "自分の評価", "ガイドライン"]
     assert page.locator("[data-nav=system]").count() == 0
     screenshot(page, "home-annotator")
 
@@ -29,11 +29,23 @@ def test_researcher_sees_researcher_navigation_and_can_switch_to_english(page, t
     make_user("res_e2e", "researcher", password="pw-for-tests-1")
     log_in(page, "res_e2e", "pw-for-tests-1")
 
-    assert page.locator("nav.mainnav a").all_inner_texts() == ["ホーム", "システム状態"]
+    assert page.locator("nav.mainnav a").all_inner_texts() == [
+        "ホーム",
+        "ガイドライン",
+        "一致率",
+        "正解データ",
+        "システム状態",
+    ]
     with page.expect_navigation():
         page.select_option("#language-select", "en")
     assert page.locator("html").get_attribute("lang") == "en"
-    assert page.locator("nav.mainnav a").all_inner_texts() == ["Home", "System status"]
+    assert page.locator("nav.mainnav a").all_inner_texts() == [
+        "Home",
+        "Guidelines",
+        "Agreement",
+        "Gold items",
+        "System status",
+    ]
 
     page.click("[data-nav=system]")
     assert page.locator("h1").inner_text() == "System status"

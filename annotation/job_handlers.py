@@ -1,0 +1,27 @@
+"""Job kinds of the annotation app, run by a Celery worker through the core job system."""
+
+from __future__ import annotations
+
+from annotation.models import Batch
+from annotation.reports import N_BOOT, SEED
+from annotation.services import agreement_report_create
+from core.jobs import job_handler
+
+AGREEMENT_REPORT = "annotation.agreement_report"
+MAX_N_BOOT = 10_000
+
+
+@job_handler(AGREEMENT_REPORT)
+def agreement_report(job, progress) -> dict:
+    """Recompute and store the agreement report of one batch; params ``{"batch_id": int, "n_boot": int}``."""
+    batch_id = job.params.get("batch_id")
+    n_boot = int(job.params.get("n_boot", N_BOOT))
+    if not 0 <= n_boot <= MAX_N_BOOT:
+        raise ValueError(f"params.n_boot must be from 0 to {MAX_N_BOOT}; got {n_boot}")
+    batch = Batch.objects.filter(pk=batch_id).first()
+    if batch is None:
+        raise ValueError(f"params.batch_id: no batch with id {batch_id!r} (deleted?)")
+    progress(0, 1, f"computing agreement of batch {batch.name} ({n_boot} bootstrap replicates)", force=True)
+    report = agreement_report_create(batch=batch, user=job.created_by, n_boot=n_boot, seed=SEED)
+    progress(1, 1, f"stored agreement report {report.pk}")
+    return {"report_id": report.pk, "batch_id": batch.pk, "passed": report.passed}
