@@ -11,6 +11,7 @@ stored (nothing an annotator submitted is lost).
 
 from __future__ import annotations
 
+import json
 from dataclasses import dataclass
 from datetime import timedelta
 
@@ -112,29 +113,100 @@ def assignment_next(*, batch: Batch, annotator) -> Assignment | None:
     existing = current_assignment(batch=batch, annotator=annotator)
     if existing is not None:
         return existing
-    now = timezone.now()
+    take = _take_postgresql if connection.vendor == "postgresql" else _take_portable
     for _attempt in range(5):
-        with transaction.atomic():
-            dialogue = _next_candidate(batch=batch, annotator_id=annotator.pk)
-            if dialogue is None:
-                return None
-            if dialogue.taken_count >= batch.annotations_per_item:  # re-checked on the locked row
-                continue
-            try:
-                with transaction.atomic():
-                    assignment = Assignment.objects.create(
-                        dialogue_id=dialogue.pk,
-                        annotator=annotator,
-                        reserved_at=now,
-                        expires_at=now + timedelta(minutes=RESERVATION_MINUTES),
-                    )
-            except IntegrityError:
-                continue  # the same annotator asked twice at once; the other request got it
-            Dialogue.objects.filter(pk=dialogue.pk).update(taken_count=F("taken_count") + 1)
-            dialogue.taken_count += 1
-        assignment.dialogue = dialogue
-        return assignment
+        try:
+            taken = take(batch=batch, annotator=annotator, now=timezone.now())
+        except _Retry:
+            continue
+        return taken
     return current_assignment(batch=batch, annotator=annotator)
+
+
+class _Retry(Exception):
+    """The same annotator asked twice at once and the other request got the item: try the next one."""
+
+
+def _take_portable(*, batch: Batch, annotator, now) -> Assignment | None:
+    with transaction.atomic():
+        dialogue = _next_candidate(batch=batch, annotator_id=annotator.pk)
+        if dialogue is None:
+            return None
+        if dialogue.taken_count >= batch.annotations_per_item:  # re-checked on the locked row
+            raise _Retry
+        try:
+            with transaction.atomic():
+                assignment = Assignment.objects.create(
+                    dialogue_id=dialogue.pk,
+                    annotator=annotator,
+                    reserved_at=now,
+                    expires_at=now + timedelta(minutes=RESERVATION_MINUTES),
+                )
+        except IntegrityError:
+            raise _Retry from None
+        Dialogue.objects.filter(pk=dialogue.pk).update(taken_count=F("taken_count") + 1)
+        dialogue.taken_count += 1
+    assignment.dialogue = dialogue
+    return assignment
+
+
+_DIALOGUE_COLUMNS = (
+    "id",
+    "external_id",
+    "user_text",
+    "response_text",
+    "context",
+    "batch_id",
+    "created_at",
+    "taken_count",
+)
+
+
+def _take_postgresql(*, batch: Batch, annotator, now) -> Assignment | None:
+    """The same as ``_take_portable`` in two statements: pick-lock-count in one UPDATE, then the reservation.
+
+    The UPDATE re-checks ``taken_count < quota`` on the locked row version, so a concurrent hand-out
+    that committed in between can never push the item over its quota.
+    """
+    dialogue_table, assignment_table, annotation_table = (
+        connection.ops.quote_name(model._meta.db_table) for model in (Dialogue, Assignment, Annotation)
+    )
+    columns = ", ".join(_DIALOGUE_COLUMNS)
+    take = (
+        f"UPDATE {dialogue_table} SET taken_count = taken_count + 1 WHERE taken_count < %s AND id = ("  # noqa: S608
+        f"SELECT d.id FROM {dialogue_table} d WHERE d.batch_id = %s AND d.taken_count < %s "
+        f"AND NOT EXISTS (SELECT 1 FROM {assignment_table} s WHERE s.dialogue_id = d.id AND s.annotator_id = %s) "
+        f"AND NOT EXISTS (SELECT 1 FROM {annotation_table} n WHERE n.dialogue_id = d.id AND n.annotator_id = %s) "
+        f"ORDER BY d.taken_count, d.id LIMIT 1 FOR UPDATE SKIP LOCKED) RETURNING {columns}"
+    )
+    reserve = (
+        f"INSERT INTO {assignment_table} (dialogue_id, annotator_id, status, reserved_at, expires_at, skip_reason) "  # noqa: S608
+        "VALUES (%s, %s, %s, %s, %s, '') ON CONFLICT (dialogue_id, annotator_id) DO NOTHING RETURNING id"
+    )
+    quota = batch.annotations_per_item
+    expires = now + timedelta(minutes=RESERVATION_MINUTES)
+    with transaction.atomic(), connection.cursor() as cursor:
+        cursor.execute(take, [quota, batch.pk, quota, annotator.pk, annotator.pk])
+        row = cursor.fetchone()
+        if row is None:
+            # Nothing free for this annotator, or the picked row was taken meanwhile: look once more.
+            if _next_candidate(batch=batch, annotator_id=annotator.pk) is None:
+                return None
+            raise _Retry
+        values = dict(zip(_DIALOGUE_COLUMNS, row, strict=True))
+        if isinstance(values["context"], str):  # Django reads jsonb as text and decodes it itself
+            values["context"] = json.loads(values["context"])
+        dialogue = Dialogue(**values)
+        cursor.execute(reserve, [dialogue.pk, annotator.pk, Assignment.Status.RESERVED.value, now, expires])
+        reserved = cursor.fetchone()
+        if reserved is None:
+            transaction.set_rollback(True)  # give the count back
+            raise _Retry
+    assignment = Assignment(
+        pk=reserved[0], dialogue_id=dialogue.pk, annotator_id=annotator.pk, reserved_at=now, expires_at=expires
+    )
+    assignment.dialogue = dialogue
+    return assignment
 
 
 def assignment_skip(*, assignment: Assignment, reason: str = "") -> Assignment:
