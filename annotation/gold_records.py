@@ -19,7 +19,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from annotation.axes import AXES, SCORES
-from annotation.records import Problem, ProblemLog, gc_paused, parse_dialogue, read_jsonl
+from annotation.records import Problem, ProblemLog, load_records_with_unique_ids, parse_dialogue
 
 SETS: tuple[str, ...] = ("practice", "test")
 FIELDS: tuple[str, ...] = ("id", "user", "response", "context", "gold", "explanation", "set")
@@ -143,26 +143,6 @@ def parse_gold(obj: dict, *, file: str, line: int) -> tuple[GoldRecord | None, l
     return record, []
 
 
-@gc_paused()
 def load_gold(paths: Iterable[str | Path], *, log: ProblemLog | None = None) -> list[GoldRecord]:
     """Parse and validate gold files in order; an id repeated anywhere is a problem."""
-    log = log if log is not None else ProblemLog()
-    records: list[GoldRecord] = []
-    first_seen: dict[str, tuple[str, int]] = {}
-    for path in paths:
-        name = str(path)
-        for number, value in read_jsonl(path):
-            if isinstance(value, Problem):
-                log.add(value)
-                continue
-            record, problems = parse_gold(value, file=name, line=number)
-            if problems:
-                log.extend(problems)
-                continue
-            if record.id in first_seen:
-                first = "{}:{}".format(*first_seen[record.id])
-                log.add(Problem(name, number, "$.id", f"duplicate id {record.id!r} (first at {first})"))
-                continue
-            first_seen[record.id] = (name, number)
-            records.append(record)
-    return records
+    return load_records_with_unique_ids(paths, parse_gold, log=log)

@@ -503,10 +503,10 @@ def gc_paused():
 
 
 @gc_paused()
-def load_dialogues(paths: Iterable[str | Path], *, log: ProblemLog | None = None) -> list[DialogueRecord]:
-    """Parse and validate dialogue files; duplicate ids across all files are problems."""
+def load_records_with_unique_ids(paths: Iterable[str | Path], parse, *, log: ProblemLog | None = None) -> list:
+    """Parse and validate files with ``parse(obj, file=, line=)``; an id repeated anywhere is a problem."""
     log = log if log is not None else ProblemLog()
-    records: list[DialogueRecord] = []
+    records: list = []
     first_seen: dict[str, tuple[str, int]] = {}
     for path in paths:
         name = str(path)
@@ -514,7 +514,7 @@ def load_dialogues(paths: Iterable[str | Path], *, log: ProblemLog | None = None
             if isinstance(value, Problem):
                 log.add(value)
                 continue
-            record, problems = parse_dialogue(value, file=name, line=number)
+            record, problems = parse(value, file=name, line=number)
             if problems:
                 log.extend(problems)
                 continue
@@ -525,6 +525,11 @@ def load_dialogues(paths: Iterable[str | Path], *, log: ProblemLog | None = None
             first_seen[record.id] = (name, number)
             records.append(record)
     return records
+
+
+def load_dialogues(paths: Iterable[str | Path], *, log: ProblemLog | None = None) -> list[DialogueRecord]:
+    """Parse and validate dialogue files; duplicate ids across all files are problems."""
+    return load_records_with_unique_ids(paths, parse_dialogue, log=log)
 
 
 @gc_paused()
