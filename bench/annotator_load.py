@@ -6,7 +6,7 @@ HTMX flow (one POST that answers with the next item's fragment). Prints p50/p95 
 submissions per second at 8 and 20 annotators, beside Label Studio 1.23 measured on this machine
 (23.5 submissions/s at 8 clients, p95 678 ms; next-task p50 99 ms).
 
-    .venv/bin/python bench/annotator_load.py [--seconds 60] [--clients 8 20] [--workers 2 --threads 8]
+    .venv/bin/python bench/annotator_load.py [--seconds 60] [--clients 8 20] [--workers 3 --threads 4]
 """
 
 from __future__ import annotations
@@ -132,6 +132,22 @@ def run_load(port: int, batch_id: int, usernames: list[str], seconds: float, htm
     return {"results": results, "errors": errors, "wall": wall}
 
 
+def group_cpu_seconds(pgid: int) -> float:
+    """CPU time (user + system) of every process in a process group, from /proc."""
+    total = 0.0
+    ticks = os.sysconf("SC_CLK_TCK")
+    for entry in Path("/proc").iterdir():
+        if not entry.name.isdigit():
+            continue
+        try:
+            fields = (entry / "stat").read_text().rsplit(")", 1)[1].split()
+        except OSError:
+            continue
+        if int(fields[2]) == pgid:  # field 5 of stat: process group
+            total += (int(fields[11]) + int(fields[12])) / ticks  # utime, stime
+    return total
+
+
 def percentile(values: list[float], q: float) -> float:
     if not values:
         return float("nan")
@@ -180,8 +196,8 @@ def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--seconds", type=float, default=60.0)
     parser.add_argument("--clients", type=int, nargs="+", default=[8, 20])
-    parser.add_argument("--workers", type=int, default=2)
-    parser.add_argument("--threads", type=int, default=8)
+    parser.add_argument("--workers", type=int, default=3)
+    parser.add_argument("--threads", type=int, default=4)
     parser.add_argument(
         "--postgres", default=os.environ.get("BENCH_POSTGRES_URL", "postgres://postgres@127.0.0.1:5432/")
     )
@@ -233,11 +249,14 @@ def main() -> int:
             f"{'flow':<22} {'clients':>7} {'subm/s':>8} {'next p50':>9} {'next p95':>9} "
             f"{'submit p50':>11} {'submit p95':>11}"
         )
-        rows = []
+        rows, cpu_notes = [], []
         for htmx in (False, True):
             for clients in args.clients:
                 usernames = [f"load_{i:02d}" for i in range(clients)]
+                server_cpu, client_cpu = group_cpu_seconds(server.pid), time.process_time()
                 run = run_load(port, batch_id, usernames, args.seconds, htmx)
+                server_cpu = group_cpu_seconds(server.pid) - server_cpu
+                client_cpu = time.process_time() - client_cpu
                 if run["errors"]:
                     print("errors:", *run["errors"][:5], sep="\n  ")
                 results = run["results"]
@@ -249,7 +268,14 @@ def main() -> int:
                     f"{flow:<22} {clients:>7} {rate:>8.1f} {next_p50:>8.1f}ms {next_p95:>8.1f}ms "
                     f"{sub_p50:>10.1f}ms {sub_p95:>10.1f}ms"
                 )
+                n = max(1, len(results["submit"]))
                 rows.append((flow, clients, rate, next_p95, sub_p95))
+                cpu_notes.append(
+                    f"{flow}, {clients} annotators: server CPU {1000 * server_cpu / n:.1f} ms and load client CPU "
+                    f"{1000 * client_cpu / n:.1f} ms per rating (PostgreSQL not counted)"
+                )
+        print()
+        print(*cpu_notes, sep="\n")
         print()
         for flow, clients, rate, next_p95, sub_p95 in rows:
             worst = max(v for v in (next_p95, sub_p95) if v == v)
