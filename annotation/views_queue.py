@@ -60,13 +60,12 @@ def rate(request, batch_id: int):
 
 
 def _own_assignment(request, batch_id: int, assignment_id: int) -> tuple[Batch, Assignment]:
-    batch = get_object_or_404(Batch, pk=batch_id)
     assignment = get_object_or_404(
-        Assignment.objects.select_related("dialogue"), pk=assignment_id, dialogue__batch=batch
+        Assignment.objects.select_related("dialogue__batch"), pk=assignment_id, dialogue__batch_id=batch_id
     )
     if assignment.annotator_id != request.user.id:
         raise Http404  # another annotator's work is not visible (blind annotation)
-    return batch, assignment
+    return assignment.dialogue.batch, assignment
 
 
 @annotator_required
