@@ -225,7 +225,8 @@ def annotation_submit(
 ) -> Submitted:
     """Store the rating of an assigned dialogue; a repeated submission returns the stored one."""
     now = now or timezone.now()
-    with transaction.atomic():
+    # No savepoint of its own: the caller may commit the rating and the next reservation together.
+    with transaction.atomic(savepoint=False):
         locked = Assignment.objects.select_for_update().get(pk=assignment.pk)
         stored = Annotation.objects.filter(dialogue_id=locked.dialogue_id, annotator_id=locked.annotator_id).first()
         if stored is not None:

@@ -2,8 +2,11 @@
 
 from __future__ import annotations
 
+import logging
+
 from django.contrib import messages
 from django.core.paginator import Paginator
+from django.db import DatabaseError, transaction
 from django.db.models import Count, Q
 from django.http import Http404
 from django.shortcuts import get_object_or_404, redirect, render
@@ -18,6 +21,8 @@ from annotation.scale import axes_info
 from annotation.services import annotation_update
 from annotation.training import qualification_required
 from core.permissions import annotator_required
+
+logger = logging.getLogger(__name__)
 
 
 def _batches_for(user):
@@ -77,11 +82,20 @@ def submit(request, batch_id: int, assignment_id: int):
     if not form.is_valid():
         # Shown again with the entered values and the errors inline; nothing is lost.
         return _workspace(request, batch, form=form, assignment=assignment)
-    result = annotation_submit(assignment=assignment, scores=form.scores(), confidence=form.confidences())
+    following = None
+    # One commit for the rating and the next reservation (the HTMX answer shows the next item).
+    with transaction.atomic():
+        result = annotation_submit(assignment=assignment, scores=form.scores(), confidence=form.confidences())
+        if request.htmx:
+            try:
+                with transaction.atomic():  # a savepoint: a failure here must not take the rating with it
+                    following = assignment_next(batch=batch, annotator=request.user)
+            except DatabaseError:
+                logger.exception("next item for %s in batch %s failed after a stored rating", request.user, batch)
     if result.created:
         messages.success(request, _("Saved rating of %(id)s.") % {"id": assignment.dialogue.external_id})
     if request.htmx:
-        return _workspace(request, batch)
+        return _workspace(request, batch, assignment=following)
     return redirect("annotation:rate", batch_id=batch.pk)
 
 

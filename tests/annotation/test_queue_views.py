@@ -165,3 +165,23 @@ def test_nobody_edits_another_annotators_rating(client, rater, batch):
     client.force_login(rater)
     annotation = Annotation.objects.get(annotator=other)
     assert client.get(f"/annotate/history/{annotation.pk}/edit/").status_code == 404
+
+
+def test_a_failure_finding_the_next_item_does_not_lose_the_rating(client, rater, batch, monkeypatch):
+    from django.db import connection
+
+    first = _assignment_id(client.get(f"/annotate/{batch.pk}/").content.decode())
+    calls = []
+
+    def broken_next(**kwargs):
+        calls.append(kwargs)
+        if len(calls) == 1:
+            with connection.cursor() as cursor:  # a real failing statement (aborts the transaction on PostgreSQL)
+                cursor.execute("SELECT * FROM no_such_table_for_this_test")
+        return None
+
+    monkeypatch.setattr("annotation.views_queue.assignment_next", broken_next)
+    response = client.post(f"/annotate/{batch.pk}/{first}/submit/", _rating(), headers=HTMX)
+    assert response.status_code == 200
+    assert Annotation.objects.filter(annotator=rater).count() == 1
+    assert Assignment.objects.get(pk=first).status == "submitted"
