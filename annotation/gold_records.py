@@ -13,12 +13,12 @@ so every problem reads like the other imports: ``file:line: $.json.path: message
 
 from __future__ import annotations
 
-import json
 from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
 
 from annotation.axes import AXES, SCORES
+from annotation.jsonl import describe_value, json_type
 from annotation.records import Problem, ProblemLog, load_records_with_unique_ids, parse_dialogue
 
 SETS: tuple[str, ...] = ("practice", "test")
@@ -51,30 +51,12 @@ class GoldRecord:
         }
 
 
-def _json_type(value: object) -> str:
-    if value is None:
-        return "null"
-    if isinstance(value, bool):
-        return "boolean"
-    if isinstance(value, (int, float)):
-        return "number"
-    if isinstance(value, str):
-        return "string"
-    return "array" if isinstance(value, list) else "object"
-
-
-def _shown(value: object) -> str:
-    if isinstance(value, (list, dict)) or value is None:
-        return _json_type(value)
-    return f"{_json_type(value)} {json.dumps(value, ensure_ascii=False)}"
-
-
 def _parse_gold(raw: object, problem) -> dict[str, int] | None:
     if raw is _MISSING:
         problem("$.gold", "missing required field (an object with the axes " + ", ".join(AXES) + ")")
         return None
     if not isinstance(raw, dict):
-        problem("$.gold", f"must be an object with the axes {', '.join(AXES)}, got {_json_type(raw)}")
+        problem("$.gold", f"must be an object with the axes {', '.join(AXES)}, got {json_type(raw)}")
         return None
     scores: dict[str, int] = {}
     for axis in AXES:
@@ -84,7 +66,7 @@ def _parse_gold(raw: object, problem) -> dict[str, int] | None:
             continue
         value = raw[axis]
         if isinstance(value, bool) or not isinstance(value, int):
-            problem(path, f"must be an integer from 1 to 5, got {_shown(value)}")
+            problem(path, f"must be an integer from 1 to 5, got {describe_value(value)}")
         elif value not in SCORES:
             problem(path, f"must be from 1 to 5, got {value}", "range")
         else:
@@ -100,7 +82,7 @@ def _parse_explanation(raw: object, problem) -> str | None:
         problem("$.explanation", "missing required field (why the gold scores are right, naming the B.1 markers)")
         return None
     if not isinstance(raw, str):
-        problem("$.explanation", f"must be a string, got {_json_type(raw)}")
+        problem("$.explanation", f"must be a string, got {json_type(raw)}")
         return None
     if not raw.strip():
         problem("$.explanation", "must not be empty")
@@ -116,7 +98,7 @@ def _parse_set(raw: object, problem) -> str | None:
         problem("$.set", 'missing required field ("practice" or "test")')
         return None
     if raw not in SETS:
-        problem("$.set", f'must be "practice" or "test", got {_shown(raw)}')
+        problem("$.set", f'must be "practice" or "test", got {describe_value(raw)}')
         return None
     return raw
 

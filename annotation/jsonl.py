@@ -115,6 +115,13 @@ def _reject_constant(name: str):
 _DECODER = json.JSONDecoder(parse_constant=_reject_constant)
 
 
+def describe_value(value) -> str:
+    """How an error message shows a wrong value: its JSON type, and the value itself when short."""
+    if value is None or isinstance(value, (list, dict)):
+        return json_type(value)
+    return f"{json_type(value)} {json.dumps(value, ensure_ascii=False)}"
+
+
 def json_type(value: object) -> str:
     if value is None:
         return "null"

@@ -20,6 +20,7 @@ from annotation.jsonl import (  # noqa: F401  (re-exported: the readers' public 
     InputError,
     Problem,
     ProblemLog,
+    describe_value,
     gc_paused,
     json_type,
     load_records_with_unique_ids,
@@ -77,12 +78,6 @@ def format_timestamp(value: datetime) -> str:
 MISSING = object()
 
 
-def _describe(value) -> str:
-    if value is None or isinstance(value, (list, dict)):
-        return json_type(value)
-    return f"{json_type(value)} {json.dumps(value, ensure_ascii=False)}"
-
-
 class _Checker:
     """Field checks that record a Problem and return None on a bad value."""
 
@@ -113,7 +108,7 @@ class _Checker:
 
     def integer(self, value, path: str, *, allowed: Iterable[int], what: str) -> int | None:
         if isinstance(value, bool) or not isinstance(value, int):
-            self.fail(path, f"must be an integer {what}, got {_describe(value)}")
+            self.fail(path, f"must be an integer {what}, got {describe_value(value)}")
             return None
         if value not in allowed:
             self.fail(path, f"must be {what}, got {value}", "range")
@@ -122,7 +117,7 @@ class _Checker:
 
     def number(self, value, path: str, *, low: float, high: float) -> float | None:
         if isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(value):
-            self.fail(path, f"must be a number from {low} to {high}, got {_describe(value)}")
+            self.fail(path, f"must be a number from {low} to {high}, got {describe_value(value)}")
             return None
         if not low <= value <= high:
             self.fail(path, f"must be from {low} to {high}, got {value}", "range")
