@@ -266,7 +266,9 @@ def batch_progress(*, batch: Batch, annotator) -> dict:
     key = f"annotation:batch-totals:{batch.pk}"
     totals = cache.get(key)
     if totals is None:
-        totals = Dialogue.objects.filter(batch=batch).aggregate(items=Count("pk"), ratings_done=Count("annotations"))
+        totals = Dialogue.objects.filter(batch=batch).aggregate(
+            items=Count("pk", distinct=True), ratings_done=Count("annotations")
+        )
         cache.set(key, totals, BATCH_TOTALS_SECONDS)
     return {
         "done_today": mine["done_today"],

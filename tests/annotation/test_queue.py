@@ -160,3 +160,13 @@ def test_twenty_annotators_at_once_never_over_assign_and_lose_nothing():
     assert sum(per_item.values()) == 90 == len(submitted) == len(set(submitted))
     assert set(Annotation.objects.values_list("pk", flat=True)) == set(submitted)
     assert all(d.taken_count == 3 for d in Dialogue.objects.filter(batch=batch))
+
+
+@pytest.mark.django_db
+def test_progress_counts_items_once_however_many_ratings_they_have():
+    batch = _batch(2, quota=3)
+    for name in ("p1", "p2", "p3"):  # the third rating goes to an item that already has one
+        user = make_user(name, "annotator")
+        annotation_submit(assignment=assignment_next(batch=batch, annotator=user), scores=SCORES, confidence=CONFIDENCE)
+    progress = batch_progress(batch=batch, annotator=user)
+    assert progress["items"] == 2 and progress["ratings_needed"] == 6 and progress["ratings_done"] == 3
