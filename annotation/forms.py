@@ -4,6 +4,26 @@ from django.utils.translation import gettext_lazy as _
 from annotation.axes import AXES, SCORES
 from annotation.scale import AXIS_NAMES, CONFIDENCE_CHOICES
 
+_SCORE_VALUES = {str(s): s for s in SCORES}
+_CONFIDENCE_VALUES = {str(c): c for c in CONFIDENCE_CHOICES}
+
+
+def parse_rating(data) -> tuple[dict[str, int], dict[str, float]] | None:
+    """Scores and confidences from posted data when ``RatingForm`` would accept it, else None.
+
+    The rating page's fast path: the same rules as the form (exactly the choices' string values,
+    every field required) without building a form; invalid data goes through ``RatingForm`` for
+    its error messages.
+    """
+    scores, confidences = {}, {}
+    for axis in AXES:
+        score = _SCORE_VALUES.get(data.get(axis))
+        confidence = _CONFIDENCE_VALUES.get(data.get(f"{axis}_confidence"))
+        if score is None or confidence is None:
+            return None
+        scores[axis], confidences[axis] = score, confidence
+    return scores, confidences
+
 
 class RatingForm(forms.Form):
     """Four scores (1-5, required) and four confidences (0-1, default 1.0)."""

@@ -11,18 +11,19 @@ stored (nothing an annotator submitted is lost).
 
 from __future__ import annotations
 
-import json
 from dataclasses import dataclass
 from datetime import timedelta
 
 from django.core.cache import cache
 from django.db import IntegrityError, connection, transaction
-from django.db.models import Count, F, OuterRef, Q, Subquery, Value
+from django.db.models import Count, F, OuterRef, Subquery, Value
 from django.db.models.functions import Coalesce
 from django.utils import timezone
 
+from annotation import queue_postgresql
 from annotation.axes import AXES
 from annotation.models import Annotation, Assignment, Batch, Dialogue
+from core.db import fetch
 
 RESERVATION_MINUTES = 60
 CHUNK = 2_000
@@ -110,16 +111,33 @@ def _next_candidate(*, batch: Batch, annotator_id: int) -> Dialogue | None:
 
 def assignment_next(*, batch: Batch, annotator) -> Assignment | None:
     """The annotator's open reservation in ``batch``, or a new one; None when nothing is left for them."""
+    if connection.vendor == "postgresql":
+        return _next_postgresql(batch=batch, annotator=annotator)
     existing = current_assignment(batch=batch, annotator=annotator)
     if existing is not None:
         return existing
-    take = _take_postgresql if connection.vendor == "postgresql" else _take_portable
     for _attempt in range(5):
         try:
-            taken = take(batch=batch, annotator=annotator, now=timezone.now())
+            taken = _take_portable(batch=batch, annotator=annotator, now=timezone.now())
         except _Retry:
             continue
         return taken
+    return current_assignment(batch=batch, annotator=annotator)
+
+
+def _next_postgresql(*, batch: Batch, annotator) -> Assignment | None:
+    for _attempt in range(5):
+        try:
+            found = queue_postgresql.next_assignment(
+                batch=batch, annotator_id=annotator.pk, now=timezone.now(), minutes=RESERVATION_MINUTES
+            )
+        except queue_postgresql.Conflict:
+            continue
+        if found is not None:
+            return found
+        # Nothing free for this annotator, or the picked row was taken meanwhile: look once more.
+        if _next_candidate(batch=batch, annotator_id=annotator.pk) is None:
+            return None
     return current_assignment(batch=batch, annotator=annotator)
 
 
@@ -150,65 +168,6 @@ def _take_portable(*, batch: Batch, annotator, now) -> Assignment | None:
     return assignment
 
 
-_DIALOGUE_COLUMNS = (
-    "id",
-    "external_id",
-    "user_text",
-    "response_text",
-    "context",
-    "batch_id",
-    "created_at",
-    "taken_count",
-)
-
-
-def _take_postgresql(*, batch: Batch, annotator, now) -> Assignment | None:
-    """The same as ``_take_portable`` in two statements: pick-lock-count in one UPDATE, then the reservation.
-
-    The UPDATE re-checks ``taken_count < quota`` on the locked row version, so a concurrent hand-out
-    that committed in between can never push the item over its quota.
-    """
-    dialogue_table, assignment_table, annotation_table = (
-        connection.ops.quote_name(model._meta.db_table) for model in (Dialogue, Assignment, Annotation)
-    )
-    columns = ", ".join(_DIALOGUE_COLUMNS)
-    take = (
-        f"UPDATE {dialogue_table} SET taken_count = taken_count + 1 WHERE taken_count < %s AND id = ("  # noqa: S608
-        f"SELECT d.id FROM {dialogue_table} d WHERE d.batch_id = %s AND d.taken_count < %s "
-        f"AND NOT EXISTS (SELECT 1 FROM {assignment_table} s WHERE s.dialogue_id = d.id AND s.annotator_id = %s) "
-        f"AND NOT EXISTS (SELECT 1 FROM {annotation_table} n WHERE n.dialogue_id = d.id AND n.annotator_id = %s) "
-        f"ORDER BY d.taken_count, d.id LIMIT 1 FOR UPDATE SKIP LOCKED) RETURNING {columns}"
-    )
-    reserve = (
-        f"INSERT INTO {assignment_table} (dialogue_id, annotator_id, status, reserved_at, expires_at, skip_reason) "  # noqa: S608
-        "VALUES (%s, %s, %s, %s, %s, '') ON CONFLICT (dialogue_id, annotator_id) DO NOTHING RETURNING id"
-    )
-    quota = batch.annotations_per_item
-    expires = now + timedelta(minutes=RESERVATION_MINUTES)
-    with transaction.atomic(), connection.cursor() as cursor:
-        cursor.execute(take, [quota, batch.pk, quota, annotator.pk, annotator.pk])
-        row = cursor.fetchone()
-        if row is None:
-            # Nothing free for this annotator, or the picked row was taken meanwhile: look once more.
-            if _next_candidate(batch=batch, annotator_id=annotator.pk) is None:
-                return None
-            raise _Retry
-        values = dict(zip(_DIALOGUE_COLUMNS, row, strict=True))
-        if isinstance(values["context"], str):  # Django reads jsonb as text and decodes it itself
-            values["context"] = json.loads(values["context"])
-        dialogue = Dialogue(**values)
-        cursor.execute(reserve, [dialogue.pk, annotator.pk, Assignment.Status.RESERVED.value, now, expires])
-        reserved = cursor.fetchone()
-        if reserved is None:
-            transaction.set_rollback(True)  # give the count back
-            raise _Retry
-    assignment = Assignment(
-        pk=reserved[0], dialogue_id=dialogue.pk, annotator_id=annotator.pk, reserved_at=now, expires_at=expires
-    )
-    assignment.dialogue = dialogue
-    return assignment
-
-
 def assignment_skip(*, assignment: Assignment, reason: str = "") -> Assignment:
     with transaction.atomic():
         locked = Assignment.objects.select_for_update().get(pk=assignment.pk)
@@ -225,8 +184,7 @@ def annotation_submit(
 ) -> Submitted:
     """Store the rating of an assigned dialogue; a repeated submission returns the stored one."""
     now = now or timezone.now()
-    # No savepoint of its own: the caller may commit the rating and the next reservation together.
-    with transaction.atomic(savepoint=False):
+    with transaction.atomic():
         locked = Assignment.objects.select_for_update().get(pk=assignment.pk)
         stored = Annotation.objects.filter(dialogue_id=locked.dialogue_id, annotator_id=locked.annotator_id).first()
         if stored is not None:
@@ -250,7 +208,59 @@ def annotation_submit(
     return Submitted(annotation, created=True)
 
 
+@dataclass(frozen=True)
+class Rated:
+    """What the rating page needs after a submission: the batch, the rated item's ID, new or repeated."""
+
+    batch: Batch
+    external_id: str
+    created: bool
+
+
+def rating_submit(
+    *, batch_id: int, assignment_id: int, annotator, scores: dict[str, int], confidence: dict[str, float]
+) -> Rated | None:
+    """Store ``annotator``'s rating of their assignment in ``batch_id``; None if it is not theirs there.
+
+    The same guarantees as ``annotation_submit``; on PostgreSQL in one statement (the rating page's
+    hot path), elsewhere through it.
+    """
+    now = timezone.now()
+    if connection.vendor == "postgresql":
+        stored = queue_postgresql.submit(
+            batch_id=batch_id,
+            assignment_id=assignment_id,
+            annotator_id=annotator.pk,
+            scores=scores,
+            confidence=confidence,
+            now=now,
+        )
+        if stored is None:
+            return None
+        annotation_id, external_id, batch = stored
+        return Rated(batch, external_id, created=annotation_id is not None)
+    assignment = (
+        Assignment.objects.select_related("dialogue__batch")
+        .filter(pk=assignment_id, annotator=annotator, dialogue__batch_id=batch_id)
+        .first()
+    )
+    if assignment is None:
+        return None
+    result = annotation_submit(assignment=assignment, scores=scores, confidence=confidence, now=now)
+    return Rated(assignment.dialogue.batch, assignment.dialogue.external_id, result.created)
+
+
 BATCH_TOTALS_SECONDS = 10  # the batch-wide part of the progress bar may lag this much
+
+
+# Plain SQL: this runs on every rating, and building the ORM query cost more than running it.
+_MINE_SQL = (
+    "SELECT COUNT(*), COALESCE(SUM(CASE WHEN n.created_at >= %s THEN 1 ELSE 0 END), 0) "
+    "FROM {annotation} n JOIN {dialogue} d ON d.id = n.dialogue_id WHERE n.annotator_id = %s AND d.batch_id = %s"
+)
+
+
+_TABLES = (("annotation", Annotation), ("dialogue", Dialogue))
 
 
 def batch_progress(*, batch: Batch, annotator) -> dict:
@@ -260,8 +270,10 @@ def batch_progress(*, batch: Batch, annotator) -> dict:
     seconds, since counting a large batch on every page view would cost more than the rest of it.
     """
     start_of_today = timezone.localtime().replace(hour=0, minute=0, second=0, microsecond=0)
-    mine = Annotation.objects.filter(annotator=annotator, dialogue__batch=batch).aggregate(
-        done_total=Count("pk"), done_today=Count("pk", filter=Q(created_at__gte=start_of_today))
+    done_total, done_today = fetch(
+        _MINE_SQL.format(**{name: connection.ops.quote_name(m._meta.db_table) for name, m in _TABLES}),
+        [connection.ops.adapt_datetimefield_value(start_of_today), annotator.pk, batch.pk],
+        one=True,
     )
     key = f"annotation:batch-totals:{batch.pk}"
     totals = cache.get(key)
@@ -271,8 +283,8 @@ def batch_progress(*, batch: Batch, annotator) -> dict:
         )
         cache.set(key, totals, BATCH_TOTALS_SECONDS)
     return {
-        "done_today": mine["done_today"],
-        "done_total": mine["done_total"],
+        "done_today": done_today,
+        "done_total": done_total,
         "items": totals["items"],
         "ratings_needed": totals["items"] * batch.annotations_per_item,
         "ratings_done": totals["ratings_done"],

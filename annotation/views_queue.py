@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import logging
+from functools import partial
 
 from django.contrib import messages
 from django.core.paginator import Paginator
@@ -10,13 +11,14 @@ from django.db import DatabaseError, transaction
 from django.db.models import Count, Q
 from django.http import Http404
 from django.shortcuts import get_object_or_404, redirect, render
+from django.utils.functional import SimpleLazyObject
 from django.utils.translation import gettext as _
 from django.views.decorators.http import require_GET, require_http_methods, require_POST
 
 from annotation.axes import AXES, MIN_CONFIDENCE
-from annotation.forms import RatingForm, SkipForm
+from annotation.forms import RatingForm, SkipForm, parse_rating
 from annotation.models import Annotation, Assignment, Batch
-from annotation.queue import annotation_submit, assignment_next, assignment_skip, batch_progress
+from annotation.queue import assignment_next, assignment_skip, batch_progress, rating_submit
 from annotation.scale import axes_info
 from annotation.services import annotation_update
 from annotation.training import qualification_required
@@ -39,22 +41,30 @@ def queue(request):
 
 def _workspace(request, batch: Batch, *, form: RatingForm | None = None, assignment: Assignment | None = None):
     assignment = assignment or assignment_next(batch=batch, annotator=request.user)
-    form = form or RatingForm()
     context = {
         "batch": batch,
         "assignment": assignment,
-        "form": form,
-        "axis_rows": form.axis_rows(axes_info()),
-        "skip_form": SkipForm(),
         "min_confidence": MIN_CONFIDENCE,
         "progress": batch_progress(batch=batch, annotator=request.user),
+        "skip_reason_label": SkipForm.base_fields["reason"].label,
     }
+    if form is None:
+        # An empty form renders the same for every item (the template caches it per language):
+        # it is only built when that cache is cold.
+        context["fresh_form"] = True
+        form = SimpleLazyObject(RatingForm)
+    context["form"] = form
+    context["axis_rows"] = partial(_axis_rows, form)
     if assignment is not None:
         dialogue = assignment.dialogue
         context["before"] = [t for t in dialogue.context if t["turn"] < 0]
         context["after"] = [t for t in dialogue.context if t["turn"] > 0]
     template = "annotation/queue/rate.html"
     return render(request, template + "#workspace" if request.htmx else template, context)
+
+
+def _axis_rows(form):
+    return form.axis_rows(axes_info())
 
 
 @annotator_required
@@ -77,26 +87,32 @@ def _own_assignment(request, batch_id: int, assignment_id: int) -> tuple[Batch, 
 @qualification_required
 @require_POST
 def submit(request, batch_id: int, assignment_id: int):
-    batch, assignment = _own_assignment(request, batch_id, assignment_id)
-    form = RatingForm(request.POST)
-    if not form.is_valid():
+    rating = parse_rating(request.POST)
+    if rating is None:
         # Shown again with the entered values and the errors inline; nothing is lost.
+        batch, assignment = _own_assignment(request, batch_id, assignment_id)
+        form = RatingForm(request.POST)
+        form.full_clean()
         return _workspace(request, batch, form=form, assignment=assignment)
+    scores, confidences = rating
+    rated = rating_submit(
+        batch_id=batch_id, assignment_id=assignment_id, annotator=request.user, scores=scores, confidence=confidences
+    )
+    if rated is None:
+        raise Http404  # no such assignment, or another annotator's (blind annotation)
+    if rated.created:
+        messages.success(request, _("Saved rating of %(id)s.") % {"id": rated.external_id})
+    if not request.htmx:
+        return redirect("annotation:rate", batch_id=rated.batch.pk)
+    # The rating is stored; finding the next item is a separate step (its own transaction, or a
+    # savepoint inside an outer one) whose failure cannot undo it.
     following = None
-    # One commit for the rating and the next reservation (the HTMX answer shows the next item).
-    with transaction.atomic():
-        result = annotation_submit(assignment=assignment, scores=form.scores(), confidence=form.confidences())
-        if request.htmx:
-            try:
-                with transaction.atomic():  # a savepoint: a failure here must not take the rating with it
-                    following = assignment_next(batch=batch, annotator=request.user)
-            except DatabaseError:
-                logger.exception("next item for %s in batch %s failed after a stored rating", request.user, batch)
-    if result.created:
-        messages.success(request, _("Saved rating of %(id)s.") % {"id": assignment.dialogue.external_id})
-    if request.htmx:
-        return _workspace(request, batch, assignment=following)
-    return redirect("annotation:rate", batch_id=batch.pk)
+    try:
+        with transaction.atomic():
+            following = assignment_next(batch=rated.batch, annotator=request.user)
+    except DatabaseError:
+        logger.exception("next item for %s in batch %s failed after a stored rating", request.user, rated.batch)
+    return _workspace(request, rated.batch, assignment=following)
 
 
 @annotator_required

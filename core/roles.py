@@ -17,16 +17,25 @@ ROLE_LABELS = {ANNOTATOR: _("Annotator"), RESEARCHER: _("Researcher"), ADMIN: _(
 _CACHE_ATTR = "_jaiml_roles"
 
 
+def _roles_of(user, group_names) -> frozenset[str]:
+    names = {name for name in group_names if name in GROUP_ROLES}
+    if user.is_staff:
+        names.update({ADMIN, RESEARCHER})
+    return frozenset(names)
+
+
+def remember_roles(user, group_names) -> None:
+    """Keep the roles of a freshly loaded user, given the names of their groups (see core.auth_backends)."""
+    setattr(user, _CACHE_ATTR, _roles_of(user, group_names) if user.is_active else frozenset())
+
+
 def user_roles(user) -> frozenset[str]:
     """The roles of ``user``, looked up once per user object (i.e. once per request)."""
     if not getattr(user, "is_authenticated", False) or not user.is_active:
         return frozenset()
     cached = getattr(user, _CACHE_ATTR, None)
     if cached is None:
-        names = set(user.groups.filter(name__in=GROUP_ROLES).values_list("name", flat=True))
-        if user.is_staff:
-            names.update({ADMIN, RESEARCHER})
-        cached = frozenset(names)
+        cached = _roles_of(user, user.groups.filter(name__in=GROUP_ROLES).values_list("name", flat=True))
         setattr(user, _CACHE_ATTR, cached)
     return cached
 

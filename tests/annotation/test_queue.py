@@ -14,6 +14,7 @@ from annotation.queue import (
     assignment_skip,
     batch_progress,
     expire_reservations,
+    rating_submit,
     recount_taken,
 )
 from tests.helpers import make_user
@@ -129,27 +130,34 @@ def test_twenty_annotators_at_once_never_over_assign_and_lose_nothing():
         pytest.skip("row locks (SELECT ... FOR UPDATE SKIP LOCKED) are proven on PostgreSQL")
     batch = _batch(30, quota=3)
     users = [make_user(f"c{i:02d}", "annotator") for i in range(20)]
-    submitted: list[int] = []
+    submitted: list[tuple[int, int]] = []
     errors: list[BaseException] = []
     lock = threading.Lock()
     start = threading.Barrier(len(users))
 
-    def work(user):
+    def work(user, hot_path: bool):
         try:
             start.wait()
             while True:
                 assignment = assignment_next(batch=batch, annotator=user)
                 if assignment is None:
                     return
-                result = annotation_submit(assignment=assignment, scores=SCORES, confidence=CONFIDENCE)
+                if hot_path:  # the rating page's single-statement submit
+                    created = rating_submit(
+                        batch_id=batch.pk, assignment_id=assignment.pk, annotator=user, scores=SCORES,
+                        confidence=CONFIDENCE,
+                    ).created  # fmt: skip
+                else:
+                    created = annotation_submit(assignment=assignment, scores=SCORES, confidence=CONFIDENCE).created
+                assert created
                 with lock:
-                    submitted.append(result.annotation.pk)
+                    submitted.append((assignment.dialogue_id, user.pk))
         except BaseException as exc:  # reported by the main thread
             errors.append(exc)
         finally:
             connections.close_all()
 
-    threads = [threading.Thread(target=work, args=(user,)) for user in users]
+    threads = [threading.Thread(target=work, args=(user, i % 2 == 0)) for i, user in enumerate(users)]
     for thread in threads:
         thread.start()
     for thread in threads:
@@ -158,7 +166,7 @@ def test_twenty_annotators_at_once_never_over_assign_and_lose_nothing():
     per_item = {d.pk: d.annotations.count() for d in Dialogue.objects.filter(batch=batch)}
     assert max(per_item.values()) <= 3
     assert sum(per_item.values()) == 90 == len(submitted) == len(set(submitted))
-    assert set(Annotation.objects.values_list("pk", flat=True)) == set(submitted)
+    assert set(Annotation.objects.values_list("dialogue_id", "annotator_id")) == set(submitted)
     assert all(d.taken_count == 3 for d in Dialogue.objects.filter(batch=batch))
 
 

@@ -1,0 +1,173 @@
+"""The work queue's two hot statements on PostgreSQL, each one round trip.
+
+Every rating runs "store it" and "hand out the next item". The portable code in ``annotation.queue``
+needs five to eight ORM queries for that; these two statements do the same with data-modifying
+CTEs, under the same guarantees:
+
+* submit: the assignment row is locked (``FOR UPDATE``) and must belong to the annotator and the
+  batch; the rating is inserted with ``ON CONFLICT DO NOTHING`` (a repeated submission stores
+  nothing and reports the stored rating); the assignment is closed and, when its reservation had
+  already been given back (expired or skipped), the item's ``taken_count`` takes the slot again.
+* next: the annotator's open reservation in the batch if there is one, else the item with the
+  fewest ratings that they have not had, locked with ``FOR UPDATE SKIP LOCKED``; the outer UPDATE
+  re-checks ``taken_count < quota`` on the locked row version, so an item can never go over quota.
+
+Table names come from the models' metadata; every value is a bound parameter.
+"""
+
+from __future__ import annotations
+
+import json
+from datetime import datetime, timedelta
+from functools import cache
+
+from django.db import connection, transaction
+
+from annotation.axes import AXES
+from annotation.models import Annotation, Assignment, Batch, Dialogue
+from core.db import fetch
+
+DIALOGUE_COLUMNS = tuple(field.column for field in Dialogue._meta.concrete_fields)
+DIALOGUE_ATTNAMES = tuple(field.attname for field in Dialogue._meta.concrete_fields)
+BATCH_COLUMNS = tuple(field.column for field in Batch._meta.concrete_fields)
+BATCH_ATTNAMES = tuple(field.attname for field in Batch._meta.concrete_fields)
+RESERVED = Assignment.Status.RESERVED.value
+
+
+def _tables() -> dict[str, str]:
+    return {
+        name: connection.ops.quote_name(model._meta.db_table)
+        for name, model in (("dialogue", Dialogue), ("assignment", Assignment), ("annotation", Annotation))
+    } | {"batch": connection.ops.quote_name(Batch._meta.db_table)}
+
+
+@cache
+def submit_sql() -> str:
+    t = _tables()
+    score_columns = ", ".join(f"{axis}_score, {axis}_confidence" for axis in AXES)
+    score_values = ", ".join(f"%({axis})s, %({axis}_confidence)s" for axis in AXES)
+    batch_columns = ", ".join(f"b.{column}" for column in BATCH_COLUMNS)
+    return f"""
+WITH locked AS (
+    SELECT s.id, s.dialogue_id, s.status, s.reserved_at FROM {t["assignment"]} s
+    JOIN {t["dialogue"]} d ON d.id = s.dialogue_id
+    WHERE s.id = %(assignment)s AND s.annotator_id = %(annotator)s AND d.batch_id = %(batch)s
+    FOR UPDATE OF s
+), inserted AS (
+    INSERT INTO {t["annotation"]} (dialogue_id, annotator_id, {score_columns},
+                                   created_at, updated_at, seconds_spent, source)
+    SELECT dialogue_id, %(annotator)s, {score_values}, %(now)s, %(now)s,
+           GREATEST(0, EXTRACT(EPOCH FROM (%(now)s - reserved_at)))::float8, %(source)s
+    FROM locked
+    ON CONFLICT (dialogue_id, annotator_id) DO NOTHING
+    RETURNING id
+), finished AS (
+    UPDATE {t["assignment"]} a SET status = %(submitted)s, finished_at = %(now)s
+    FROM locked, inserted WHERE a.id = locked.id
+), recounted AS (
+    UPDATE {t["dialogue"]} d SET taken_count = d.taken_count + 1
+    FROM locked, inserted WHERE d.id = locked.dialogue_id AND locked.status <> %(reserved)s
+)
+SELECT inserted.id, d.external_id, {batch_columns}
+FROM locked JOIN {t["dialogue"]} d ON d.id = locked.dialogue_id JOIN {t["batch"]} b ON b.id = d.batch_id
+LEFT JOIN inserted ON TRUE
+"""  # noqa: S608 - table and column names from model metadata only
+
+
+@cache
+def next_sql() -> str:
+    t = _tables()
+    columns = ", ".join(DIALOGUE_COLUMNS)
+    d_columns = ", ".join(f"d.{column}" for column in DIALOGUE_COLUMNS)
+    return f"""
+WITH existing AS (
+    SELECT s.id AS assignment_id, s.reserved_at, s.expires_at, {d_columns}
+    FROM {t["assignment"]} s JOIN {t["dialogue"]} d ON d.id = s.dialogue_id
+    WHERE s.annotator_id = %(annotator)s AND s.status = %(reserved)s AND d.batch_id = %(batch)s
+    ORDER BY s.reserved_at LIMIT 1
+), taken AS (
+    UPDATE {t["dialogue"]} SET taken_count = taken_count + 1
+    WHERE NOT EXISTS (SELECT 1 FROM existing) AND taken_count < %(quota)s AND id = (
+        SELECT d.id FROM {t["dialogue"]} d WHERE d.batch_id = %(batch)s AND d.taken_count < %(quota)s
+        AND NOT EXISTS (SELECT 1 FROM {t["assignment"]} s
+                        WHERE s.dialogue_id = d.id AND s.annotator_id = %(annotator)s OFFSET 0)
+        AND NOT EXISTS (SELECT 1 FROM {t["annotation"]} n
+                        WHERE n.dialogue_id = d.id AND n.annotator_id = %(annotator)s OFFSET 0)
+        ORDER BY d.taken_count, d.id LIMIT 1 FOR UPDATE SKIP LOCKED)
+    RETURNING {columns}
+), reserved AS (
+    INSERT INTO {t["assignment"]} (dialogue_id, annotator_id, status, reserved_at, expires_at, skip_reason)
+    SELECT id, %(annotator)s, %(reserved)s, %(now)s, %(expires)s, '' FROM taken
+    ON CONFLICT (dialogue_id, annotator_id) DO NOTHING
+    RETURNING id, dialogue_id
+)
+SELECT assignment_id, reserved_at, expires_at, {columns} FROM existing
+UNION ALL
+SELECT r.id, %(now)s, %(expires)s, {", ".join(f"taken.{column}" for column in DIALOGUE_COLUMNS)}
+FROM taken LEFT JOIN reserved r ON r.dialogue_id = taken.id
+"""  # noqa: S608 - table and column names from model metadata only
+
+
+def submit(*, batch_id: int, assignment_id: int, annotator_id: int, scores, confidence, now: datetime):
+    """Store a rating in one statement: ``(annotation id or None if already stored, external id, Batch)``.
+
+    None when the assignment does not exist or is not this annotator's in this batch.
+    """
+    params = {
+        "assignment": assignment_id,
+        "annotator": annotator_id,
+        "batch": batch_id,
+        "now": now,
+        "source": Annotation.Source.WEB.value,
+        "submitted": Assignment.Status.SUBMITTED.value,
+        "reserved": RESERVED,
+    }
+    for axis in AXES:
+        params[axis], params[f"{axis}_confidence"] = scores[axis], confidence[axis]
+    row = fetch(submit_sql(), params, one=True)
+    if row is None:
+        return None
+    annotation_id, external_id, *batch_values = row
+    return annotation_id, external_id, Batch.from_db(connection.alias, BATCH_ATTNAMES, batch_values)
+
+
+class Conflict(Exception):
+    """The same annotator asked twice at once and the other request reserved the picked item."""
+
+
+def next_assignment(*, batch: Batch, annotator_id: int, now: datetime, minutes: int) -> Assignment | None:
+    """The open reservation or a new one (see the module docstring); None when the statement found none.
+
+    Raises ``Conflict`` (after rolling back the count) when the reservation could not be inserted.
+    """
+    expires = now + timedelta(minutes=minutes)
+    params = {
+        "annotator": annotator_id,
+        "batch": batch.pk,
+        "quota": batch.annotations_per_item,
+        "reserved": RESERVED,
+        "now": now,
+        "expires": expires,
+    }
+    with transaction.atomic():
+        row = fetch(next_sql(), params, one=True)
+        if row is not None and row[0] is None:
+            transaction.set_rollback(True)  # give the count back
+            raise Conflict
+    if row is None:
+        return None
+    assignment_id, reserved_at, expires_at, *values = row
+    fields = dict(zip(DIALOGUE_ATTNAMES, values, strict=True))
+    if isinstance(fields["context"], str):  # Django reads jsonb as text and decodes it itself
+        fields["context"] = json.loads(fields["context"])
+    dialogue = Dialogue.from_db(connection.alias, DIALOGUE_ATTNAMES, list(fields.values()))
+    assignment = Assignment(
+        pk=assignment_id,
+        dialogue_id=dialogue.pk,
+        annotator_id=annotator_id,
+        reserved_at=reserved_at,
+        expires_at=expires_at,
+        status=RESERVED,
+    )
+    assignment.dialogue = dialogue
+    return assignment

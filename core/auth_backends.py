@@ -1,0 +1,77 @@
+"""The login backend: Django's model backend, loading a user and their roles in one query.
+
+Each request of a logged-in user loads the user; every role check then needs the user's groups.
+``get_user`` reads both with one statement (a LEFT JOIN over the role groups) and leaves the roles
+on the user object, where ``core.roles.user_roles`` finds them. Authentication itself (password
+checks) and permissions are unchanged.
+"""
+
+from __future__ import annotations
+
+from functools import cache
+
+from django.contrib.auth import get_user_model
+from django.contrib.auth.backends import ModelBackend
+from django.db import connections, router
+
+from core.db import fetch
+from core.roles import GROUP_ROLES, remember_roles
+
+
+@cache
+def _user_with_roles_sql(vendor: str) -> tuple[str, tuple[str, ...]]:
+    model = get_user_model()
+    quote = connections["default"].ops.quote_name
+    fields = model._meta.concrete_fields
+    groups_field = model._meta.get_field("groups")
+    through = groups_field.remote_field.through._meta
+    group = groups_field.remote_field.model._meta
+    pk = quote(model._meta.pk.column)
+    columns = ", ".join(f"u.{quote(field.column)}" for field in fields)
+    roles = ", ".join(["%s"] * len(GROUP_ROLES))
+    sql = (
+        f"SELECT {columns}, g.name FROM {quote(model._meta.db_table)} u "  # noqa: S608 - model metadata only
+        f"LEFT JOIN {quote(through.db_table)} ug ON ug.{quote(groups_field.m2m_column_name())} = u.{pk} "
+        f"LEFT JOIN {quote(group.db_table)} g ON g.{quote(group.pk.column)} = "
+        f"ug.{quote(groups_field.m2m_reverse_name())} AND g.name IN ({roles}) "
+        f"WHERE u.{pk} = %s"
+    )
+    return sql, tuple(field.attname for field in fields)
+
+
+class RoleLoadingModelBackend(ModelBackend):
+    def get_user(self, user_id):
+        model = get_user_model()
+        alias = router.db_for_read(model)
+        sql, attnames = _user_with_roles_sql(connections[alias].vendor)
+        rows = fetch(sql, [*GROUP_ROLES, user_id], using=alias)
+        if not rows:
+            return None
+        user = model.from_db(alias, attnames, _converted(alias, model, rows[0][:-1]))
+        if not self.user_can_authenticate(user):
+            return None
+        remember_roles(user, {row[-1] for row in rows if row[-1]})
+        return user
+
+
+def _converted(alias: str, model, values):
+    """Values as the ORM would give them (SQLite, say, returns datetimes as text and booleans as integers)."""
+    connection = connections[alias]
+    values = list(values)
+    for index, column, functions in _converters(alias):
+        for function in functions:
+            values[index] = function(values[index], column, connection)
+    return values
+
+
+@cache
+def _converters(alias: str):
+    connection = connections[alias]
+    model = get_user_model()
+    found = []
+    for index, field in enumerate(model._meta.concrete_fields):
+        column = field.get_col(model._meta.db_table)
+        functions = [*connection.ops.get_db_converters(column), *field.get_db_converters(connection)]
+        if functions:
+            found.append((index, column, tuple(functions)))
+    return tuple(found)

@@ -1,0 +1,29 @@
+"""Plain SQL for the few statements that run on every request, prepared once per connection on PostgreSQL.
+
+Django binds parameters on the client and never prepares statements (so that connection poolers
+in transaction mode keep working), which makes PostgreSQL parse and plan every statement again:
+for the work queue's CTEs that is more CPU than running them. ``fetch`` runs a statement through a
+server-binding psycopg cursor with ``prepare=True`` instead (psycopg keeps the prepared statement
+per connection), unless ``DB_PREPARED_STATEMENTS`` is off; other databases go through Django's cursor.
+Errors come out as Django's database exceptions either way.
+"""
+
+from __future__ import annotations
+
+from django.conf import settings
+from django.db import connections
+
+
+def fetch(sql: str, params, *, using: str = "default", one: bool = False):
+    """Rows of ``sql`` (``%s``/``%(name)s`` placeholders), or the first row (None if none) when ``one``."""
+    connection = connections[using]
+    if connection.vendor == "postgresql" and getattr(settings, "DB_PREPARED_STATEMENTS", True):
+        import psycopg
+
+        connection.ensure_connection()
+        with connection.wrap_database_errors, psycopg.Cursor(connection.connection) as cursor:
+            cursor.execute(sql, params, prepare=True)
+            return cursor.fetchone() if one else cursor.fetchall()
+    with connection.cursor() as cursor:
+        cursor.execute(sql, params)
+        return cursor.fetchone() if one else cursor.fetchall()
