@@ -75,3 +75,28 @@ def env_list(name: str, default: list[str], *, environ: Mapping[str, str] | None
     if name not in environ:
         return list(default)
     return [item.strip() for item in environ[name].split(",") if item.strip()]
+
+
+def env_json_object(name: str, default: dict, *, environ: Mapping[str, str] | None = None) -> dict:
+    """A JSON object from the environment (e.g. a price table); the error names the variable and the position."""
+    import json
+
+    environ = os.environ if environ is None else environ
+    raw = environ.get(name, "").strip()
+    if not raw:
+        return default
+    try:
+        value = json.loads(raw)
+    except json.JSONDecodeError as exc:
+        raise ImproperlyConfiguredError(f"{name}: not JSON ({exc.msg} at column {exc.colno})") from None
+    if not isinstance(value, dict):
+        raise ImproperlyConfiguredError(f"{name} must be a JSON object")
+    return value
+
+
+def env_choice(name: str, default: str, choices: tuple[str, ...], *, environ: Mapping[str, str] | None = None) -> str:
+    environ = os.environ if environ is None else environ
+    raw = environ.get(name, "").strip() or default
+    if raw not in choices:
+        raise ImproperlyConfiguredError(f"{name}={raw!r}: accepted values are {', '.join(choices)}")
+    return raw

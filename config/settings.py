@@ -13,7 +13,16 @@ import dj_database_url
 from django.core.exceptions import ImproperlyConfigured
 from django.utils.translation import gettext_lazy as _
 
-from config.env import ImproperlyConfiguredError, env_bool, env_float, env_int, env_list, env_str
+from config.env import (
+    ImproperlyConfiguredError,
+    env_bool,
+    env_choice,
+    env_float,
+    env_int,
+    env_json_object,
+    env_list,
+    env_str,
+)
 
 BASE_DIR = Path(__file__).resolve().parent.parent
 VAR_DIR = Path(env_str("VAR_DIR", str(BASE_DIR / "var")))
@@ -40,6 +49,9 @@ try:
         conn_max_age=env_int("DB_CONN_MAX_AGE", 60, minimum=0),
         conn_health_checks=True,
     )
+    # The work queue's per-request statements are prepared once per connection (core.db); turn this
+    # off behind a connection pooler in transaction mode that cannot keep prepared statements.
+    DB_PREPARED_STATEMENTS = env_bool("DB_PREPARED_STATEMENTS", True)
     if _db["ENGINE"] == "django.db.backends.sqlite3":
         _path = Path(_db["NAME"])
         if not _path.is_absolute():
@@ -91,6 +103,21 @@ try:
     LLM_REQUESTS_PER_MINUTE = env_int("LLM_REQUESTS_PER_MINUTE", 0, minimum=0)
     LLM_TIMEOUT_SECONDS = env_float("LLM_TIMEOUT_SECONDS", 60.0, minimum=0.1)
     LLM_MAX_RETRIES = env_int("LLM_MAX_RETRIES", 4, minimum=0)
+    LLM_BACKOFF_SECONDS = env_float("LLM_BACKOFF_SECONDS", 0.5, minimum=0.0)  # first retry waits up to this
+    # First structured-output mode tried; the client falls back json_schema → json_object → prompt.
+    LLM_JSON_MODE = env_choice("LLM_JSON_MODE", "json_schema", ("json_schema", "json_object", "prompt"))
+    # USD per 1M input/output tokens (list prices, 2025); JPY = USD x LLM_USD_JPY unless given.
+    # Models missing here (local servers) cost 0. Override with a JSON object in LLM_PRICES.
+    LLM_PRICES = env_json_object(
+        "LLM_PRICES",
+        {
+            "gpt-4o": {"input_usd": 2.50, "output_usd": 10.00},
+            "gpt-4o-mini": {"input_usd": 0.15, "output_usd": 0.60},
+            "gpt-4.1": {"input_usd": 2.00, "output_usd": 8.00},
+            "gpt-4.1-mini": {"input_usd": 0.40, "output_usd": 1.60},
+        },
+    )
+    LLM_USD_JPY = env_float("LLM_USD_JPY", 150.0, minimum=0.0)
 
     # --- security -------------------------------------------------------------------------
     _secure_cookies = env_bool("SECURE_COOKIES", not DEBUG)
@@ -105,6 +132,8 @@ except ImproperlyConfiguredError as exc:
     raise ImproperlyConfigured(str(exc)) from None
 
 SESSION_COOKIE_HTTPONLY = True
+SESSION_ENGINE = "core.sessions"  # Django's database sessions, read with one plain SQL statement
+AUTHENTICATION_BACKENDS = ["core.auth_backends.RoleLoadingModelBackend"]  # user and roles in one query
 # The CSRF token reaches HTMX through the page (hx-headers), so JavaScript never reads the cookie.
 CSRF_COOKIE_HTTPONLY = True
 SESSION_COOKIE_SAMESITE = "Lax"

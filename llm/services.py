@@ -1,0 +1,399 @@
+"""Judge many items with one prompt: cache, cost estimate, budget guard, ledger. The only way to call an LLM.
+
+``judge`` is synchronous (Celery tasks, management commands): it reads the cache, estimates the
+cost, runs the missing calls concurrently on an asyncio loop in a helper thread, and stores each
+finished call in this thread as it arrives (nothing finished is lost if the run stops later).
+Without ``LLM_BASE_URL`` (or with ``backend="baseline"``) the prompt's offline baseline judge
+answers instead, named ``baseline-tfidf@1`` in every result and never presented as an LLM.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import hashlib
+import json
+import queue
+import threading
+import time
+from collections.abc import Callable, Iterable, Mapping
+from dataclasses import dataclass, field
+from urllib.parse import urlsplit
+
+from django.conf import settings
+from django.db.models import Avg, Sum
+from django.utils import timezone
+
+from llm import baseline, pricing
+from llm import prompt_library as _library  # noqa: F401 - registers the project's prompts
+from llm.client import Gateway, GatewayConfig, Outcome
+from llm.models import LLMCall, LLMRun
+from llm.prompts import Prompt, get
+
+DEFAULT_PARAMS = {"temperature": 0.0}  # seed 002 §11.3: judges run at temperature 0
+CALIBRATION_WINDOW = 200
+_CHUNK = 500
+
+
+@dataclass(frozen=True)
+class Item:
+    key: str  # the caller's id for the item (e.g. "trial 12 / widget 3")
+    variables: Mapping[str, object]
+
+
+@dataclass
+class Result:
+    key: str
+    status: str  # ok | parse_error | error | not_evaluated
+    parsed: dict | None
+    evaluator_model: str
+    cached: bool = False
+    error: str = ""
+    tokens_in: int = 0
+    tokens_out: int = 0
+    cost_usd: float = 0.0
+    cost_jpy: float = 0.0
+    call_id: int | None = None
+
+
+@dataclass(frozen=True)
+class Budget:
+    amount: float
+    currency: str = "JPY"  # JPY or USD
+
+    def __post_init__(self):
+        if self.currency not in ("JPY", "USD"):
+            raise ValueError(f"budget currency {self.currency!r}: accepted JPY, USD")
+        if self.amount < 0:
+            raise ValueError("a budget cannot be negative")
+
+
+@dataclass
+class Report:
+    prompt: str
+    model: str
+    backend: str  # llm | baseline
+    results: list[Result]
+    estimate: pricing.Estimate | None = None
+    run_id: int | None = None
+    requests: int = 0
+    cache_hits: int = 0
+    cost_usd: float = 0.0
+    cost_jpy: float = 0.0
+    stopped_by_budget: bool = False
+    wall_seconds: float = 0.0
+    counts: dict[str, int] = field(default_factory=dict)
+
+
+def configured() -> bool:
+    return bool(settings.LLM_BASE_URL)
+
+
+def endpoint_label(url: str) -> str:
+    """Scheme, host, port and path of an endpoint URL; never a user name, password or query string."""
+    if not url:
+        return ""
+    parts = urlsplit(url)
+    host = parts.hostname or ""
+    if parts.port:
+        host = f"{host}:{parts.port}"
+    return f"{parts.scheme}://{host}{parts.path.rstrip('/')}"
+
+
+def gateway_config() -> GatewayConfig:
+    return GatewayConfig(
+        base_url=settings.LLM_BASE_URL,
+        api_key=settings.LLM_API_KEY,
+        timeout=settings.LLM_TIMEOUT_SECONDS,
+        max_retries=settings.LLM_MAX_RETRIES,
+        max_concurrency=settings.LLM_MAX_CONCURRENCY,
+        requests_per_minute=settings.LLM_REQUESTS_PER_MINUTE,
+        backoff_base=settings.LLM_BACKOFF_SECONDS,
+        json_mode=settings.LLM_JSON_MODE,
+    )
+
+
+def prices() -> dict[str, pricing.Price]:
+    return pricing.price_table(settings.LLM_PRICES, settings.LLM_USD_JPY)
+
+
+def cache_key(*, endpoint: str, model: str, prompt: Prompt, messages: list[dict], params: Mapping) -> str:
+    payload = {"endpoint": endpoint, "model": model, "prompt": prompt.ref, "messages": messages, "params": params}
+    return hashlib.sha256(json.dumps(payload, ensure_ascii=False, sort_keys=True).encode()).hexdigest()
+
+
+def _cached_rows(keys: list[str]) -> dict[str, LLMCall]:
+    found: dict[str, LLMCall] = {}
+    for start in range(0, len(keys), _CHUNK):
+        rows = LLMCall.objects.filter(cache_key__in=keys[start : start + _CHUNK], status=LLMCall.Status.OK)
+        for row in rows.order_by("created_at").only("id", "cache_key", "parsed"):
+            found[row.cache_key] = row  # the latest answer wins
+    return found
+
+
+def calibration(model: str) -> float:
+    """Actual / estimated input tokens over the model's recent calls (1.0 without history)."""
+    recent = LLMCall.objects.filter(model=model, status=LLMCall.Status.OK, estimated_tokens_in__gt=0).order_by(
+        "-created_at"
+    )[:CALIBRATION_WINDOW]
+    totals = LLMCall.objects.filter(pk__in=list(recent.values_list("pk", flat=True))).aggregate(
+        actual=Sum("tokens_in"), estimated=Sum("estimated_tokens_in")
+    )
+    if not totals["estimated"]:
+        return 1.0
+    return min(5.0, max(0.2, totals["actual"] / totals["estimated"]))
+
+
+def output_tokens_per_call(prompt: Prompt, model: str) -> float:
+    recent = LLMCall.objects.filter(prompt=prompt.ref, model=model, status=LLMCall.Status.OK).order_by("-created_at")
+    ids = list(recent.values_list("pk", flat=True)[:CALIBRATION_WINDOW])
+    average = LLMCall.objects.filter(pk__in=ids).aggregate(n=Avg("tokens_out"))["n"] if ids else None
+    return float(average) if average else prompt.max_tokens / 2
+
+
+@dataclass
+class _Pending:
+    item: Item
+    messages: list[dict]
+    key: str
+    estimated_tokens_in: int
+
+
+def _plan(prompt: Prompt, items: list[Item], *, endpoint: str, model: str, params: dict, force: bool):
+    pending = []
+    for item in items:
+        messages = prompt.render(item.variables)
+        key = cache_key(endpoint=endpoint, model=model, prompt=prompt, messages=messages, params=params)
+        pending.append(_Pending(item, messages, key, pricing.estimate_tokens(messages)))
+    hits = {} if force else _cached_rows(sorted({p.key for p in pending}))
+    return pending, hits
+
+
+def estimate(prompt_ref: str, items: Iterable[Item], *, model: str | None = None, force: bool = False):
+    """What a run would cost before it runs: requests (cache hits excluded), tokens, USD and JPY."""
+    prompt, model = get(prompt_ref), model or settings.LLM_MODEL
+    params = {**DEFAULT_PARAMS, "max_tokens": prompt.max_tokens}
+    endpoint = endpoint_label(settings.LLM_BASE_URL)
+    pending, hits = _plan(prompt, list(items), endpoint=endpoint, model=model, params=params, force=force)
+    misses = [p for p in pending if p.key not in hits]
+    return pricing.estimate_cost(
+        [p.estimated_tokens_in for p in misses],
+        cached=len(pending) - len(misses),
+        output_tokens_per_call=output_tokens_per_call(prompt, model),
+        calibration=calibration(model),
+        price=pricing.price_for(prices(), model),
+    )
+
+
+def judge(
+    prompt_ref: str,
+    items: Iterable[Item],
+    *,
+    model: str | None = None,
+    backend: str = "auto",
+    force: bool = False,
+    budget: Budget | None = None,
+    progress: Callable[[int, int], None] | None = None,
+) -> Report:
+    """Judge every item; never raises for one item's failure (see ``Result.status``).
+
+    ``force`` bypasses reading the cache (the new answers are still stored). ``budget`` stops the
+    run before a call that could exceed it; the remaining items are ``not_evaluated``.
+    """
+    prompt, items = get(prompt_ref), list(items)
+    if backend == "auto":
+        backend = "llm" if configured() else "baseline"
+    if backend == "baseline":
+        return _judge_baseline(prompt, items, progress)
+    if backend != "llm":
+        raise ValueError(f"backend {backend!r}: accepted auto, llm, baseline")
+    if not configured():
+        raise RuntimeError("LLM_BASE_URL is not set: configure an endpoint or use the baseline backend")
+    model = model or settings.LLM_MODEL
+    if not model:
+        raise RuntimeError("no model: pass one or set LLM_MODEL")
+    started = time.monotonic()
+    params = {**DEFAULT_PARAMS, "max_tokens": prompt.max_tokens}
+    endpoint = endpoint_label(settings.LLM_BASE_URL)
+    pending, hits = _plan(prompt, items, endpoint=endpoint, model=model, params=params, force=force)
+    price = pricing.price_for(prices(), model)
+    report = Report(prompt=prompt.ref, model=model, backend="llm", results=[])
+    misses = [p for p in pending if p.key not in hits]
+    report.estimate = pricing.estimate_cost(
+        [p.estimated_tokens_in for p in misses],
+        cached=len(pending) - len(misses),
+        output_tokens_per_call=output_tokens_per_call(prompt, model),
+        calibration=calibration(model),
+        price=price,
+    )
+    run = LLMRun.objects.create(
+        prompt=prompt.ref,
+        model=model,
+        endpoint=endpoint,
+        items=len(items),
+        estimated_cost_usd=report.estimate.cost_usd,
+        estimated_cost_jpy=report.estimate.cost_jpy,
+        budget=budget.amount if budget else None,
+        budget_currency=budget.currency if budget else "",
+    )
+    report.run_id = run.pk
+    results: dict[str, Result] = {}
+    for p in pending:
+        if p.key in hits:
+            row = hits[p.key]
+            results[p.item.key] = Result(p.item.key, "ok", row.parsed, model, cached=True, call_id=row.pk)
+    report.cache_hits = len(results)
+    done = len(results)
+    if progress:
+        progress(done, len(items))
+    per_call_estimate = _per_call_estimate(report.estimate, budget)
+    for p, outcome in _run_calls(prompt, misses, model=model, params=params, price=price, budget=budget,
+                                 per_call_estimate=per_call_estimate):  # fmt: skip
+        results[p.item.key] = _store(run, prompt, p, outcome, model=model, endpoint=endpoint, params=params,
+                                     price=price, report=report)  # fmt: skip
+        done += 1
+        if progress:
+            progress(done, len(items))
+    report.results = [results[item.key] for item in items]
+    counts: dict[str, int] = {}
+    for result in report.results:
+        counts[result.status] = counts.get(result.status, 0) + 1
+    report.counts = counts
+    report.stopped_by_budget = counts.get("not_evaluated", 0) > 0
+    report.wall_seconds = time.monotonic() - started
+    LLMRun.objects.filter(pk=run.pk).update(
+        requests=report.requests,
+        cache_hits=report.cache_hits,
+        succeeded=counts.get("ok", 0),
+        parse_errors=counts.get("parse_error", 0),
+        errors=counts.get("error", 0),
+        not_evaluated=counts.get("not_evaluated", 0),
+        cost_usd=report.cost_usd,
+        cost_jpy=report.cost_jpy,
+        stopped_by_budget=report.stopped_by_budget,
+        finished_at=timezone.now(),
+    )
+    return report
+
+
+def _per_call_estimate(estimate: pricing.Estimate, budget: Budget | None) -> float:
+    if budget is None or not estimate.calls:
+        return 0.0
+    total = estimate.cost_jpy if budget.currency == "JPY" else estimate.cost_usd
+    return total / estimate.calls
+
+
+def _store(run, prompt, p: _Pending, outcome: Outcome | None, *, model, endpoint, params, price, report) -> Result:
+    if outcome is None:
+        return Result(p.item.key, "not_evaluated", None, model, error="budget reached before this item")
+    usd, jpy = (price or pricing.FREE).cost(outcome.tokens_in, outcome.tokens_out)
+    report.requests += outcome.attempts
+    report.cost_usd += usd
+    report.cost_jpy += jpy
+    call = LLMCall.objects.create(
+        cache_key=p.key,
+        run=run,
+        prompt=prompt.ref,
+        model=model,
+        endpoint=endpoint,
+        request={"messages": p.messages, "params": params, "attempts": outcome.log},
+        response_raw=outcome.raw,
+        parsed=outcome.parsed,
+        status=outcome.status,
+        error=outcome.error,
+        attempts=outcome.attempts,
+        json_mode=outcome.json_mode,
+        tokens_in=outcome.tokens_in,
+        tokens_out=outcome.tokens_out,
+        estimated_tokens_in=p.estimated_tokens_in,
+        latency_ms=outcome.latency_ms,
+        cost_usd=usd,
+        cost_jpy=jpy,
+        finished_at=timezone.now(),
+    )
+    return Result(
+        p.item.key,
+        outcome.status,
+        outcome.parsed,
+        model,
+        error=outcome.error,
+        tokens_in=outcome.tokens_in,
+        tokens_out=outcome.tokens_out,
+        cost_usd=usd,
+        cost_jpy=jpy,
+        call_id=call.pk,
+    )
+
+
+_DONE = object()
+
+
+def _run_calls(prompt, pending: list[_Pending], *, model, params, price, budget, per_call_estimate):
+    """Yield ``(pending, outcome or None if the budget stopped it)`` in completion order."""
+    if not pending:
+        return
+    finished: queue.Queue = queue.Queue()
+    config = gateway_config()
+
+    async def run_all() -> None:
+        gateway = Gateway(config)
+        spent, reserved = 0.0, 0.0
+        lock = asyncio.Lock()
+
+        async def one(p: _Pending) -> None:
+            nonlocal spent, reserved
+            async with lock:
+                if budget is not None and spent + reserved + per_call_estimate > budget.amount:
+                    finished.put((p, None))
+                    return
+                reserved += per_call_estimate
+            outcome = await gateway.ask(prompt, p.messages, model=model, params=params)
+            usd, jpy = (price or pricing.FREE).cost(outcome.tokens_in, outcome.tokens_out)
+            async with lock:
+                reserved -= per_call_estimate
+                spent += jpy if budget is not None and budget.currency == "JPY" else usd
+            finished.put((p, outcome))
+
+        # Start at most a few calls more than can be in flight, so the budget check sees real costs.
+        window = asyncio.Semaphore(config.max_concurrency * 2)
+
+        async def windowed(p: _Pending) -> None:
+            async with window:
+                await one(p)
+
+        try:
+            await asyncio.gather(*(windowed(p) for p in pending))
+        finally:
+            await gateway.close()
+
+    def thread_main() -> None:
+        try:
+            asyncio.run(run_all())
+        finally:
+            finished.put(_DONE)
+
+    worker = threading.Thread(target=thread_main, name="llm-calls", daemon=True)
+    worker.start()
+    while (entry := finished.get()) is not _DONE:
+        yield entry
+    worker.join()
+
+
+def _judge_baseline(prompt: Prompt, items: list[Item], progress) -> Report:
+    if prompt.baseline is None:
+        raise RuntimeError(f"{prompt.ref} has no offline baseline: configure LLM_BASE_URL to run it")
+    started = time.monotonic()
+    results = []
+    for index, item in enumerate(items, start=1):
+        value = prompt.baseline(item.variables)
+        parsed = {key: value[key] for key in ("score", "label", "reasoning")}
+        results.append(Result(item.key, "ok", parsed, baseline.BASELINE_MODEL))
+        if progress:
+            progress(index, len(items))
+    return Report(
+        prompt=prompt.ref,
+        model=baseline.BASELINE_MODEL,
+        backend="baseline",
+        results=results,
+        wall_seconds=time.monotonic() - started,
+        counts={"ok": len(results)} if results else {},
+    )
