@@ -257,5 +257,6 @@ LOGGING = {
         }
     },
     "root": {"handlers": ["console"], "level": LOG_LEVEL},
-    "loggers": {"django.db.backends": {"level": "INFO"}},
+    # The llm logger records every attempt; httpx would repeat each request at INFO.
+    "loggers": {"django.db.backends": {"level": "INFO"}, "httpx": {"level": "WARNING"}},
 }
