@@ -1,7 +1,6 @@
 from __future__ import annotations
 
 import platform
-from urllib.parse import urlsplit
 
 import django
 from django.conf import settings
@@ -11,6 +10,7 @@ from django.shortcuts import get_object_or_404, redirect, render
 from django.views.decorators.cache import never_cache
 from django.views.decorators.http import require_GET, require_POST
 
+from core.endpoints import endpoint_label
 from core.health import check_broker, check_database, health_report
 from core.models import Job
 from core.nav import visible_items
@@ -33,17 +33,6 @@ def healthz(request):
     return JsonResponse(report, status=200 if healthy else 503)
 
 
-def _endpoint(url: str) -> str:
-    """Scheme, host and port of a URL, never its user name or password."""
-    if not url:
-        return ""
-    parts = urlsplit(url)
-    host = parts.hostname or ""
-    if parts.port:
-        host = f"{host}:{parts.port}"
-    return f"{parts.scheme}://{host}{parts.path if parts.scheme != 'filesystem' else ''}"
-
-
 @researcher_required
 @require_GET
 def system(request):
@@ -54,9 +43,9 @@ def system(request):
             "name": db["NAME"] if db["ENGINE"].endswith("sqlite3") else f"{db.get('HOST') or 'localhost'}/{db['NAME']}",
             "check": check_database(),
         },
-        "broker": {"endpoint": _endpoint(settings.CELERY_BROKER_URL), "check": check_broker()},
+        "broker": {"endpoint": endpoint_label(settings.CELERY_BROKER_URL), "check": check_broker()},
         "llm": {
-            "endpoint": _endpoint(settings.LLM_BASE_URL),
+            "endpoint": endpoint_label(settings.LLM_BASE_URL),
             "model": settings.LLM_MODEL,
             "key_configured": bool(settings.LLM_API_KEY),
         },

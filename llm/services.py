@@ -17,12 +17,12 @@ import threading
 import time
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
-from urllib.parse import urlsplit
 
 from django.conf import settings
 from django.db.models import Avg, Sum
 from django.utils import timezone
 
+from core.endpoints import endpoint_label
 from llm import baseline, pricing
 from llm import prompt_library as _library  # noqa: F401 - registers the project's prompts
 from llm.client import Gateway, GatewayConfig, Outcome
@@ -86,17 +86,6 @@ class Report:
 
 def configured() -> bool:
     return bool(settings.LLM_BASE_URL)
-
-
-def endpoint_label(url: str) -> str:
-    """Scheme, host, port and path of an endpoint URL; never a user name, password or query string."""
-    if not url:
-        return ""
-    parts = urlsplit(url)
-    host = parts.hostname or ""
-    if parts.port:
-        host = f"{host}:{parts.port}"
-    return f"{parts.scheme}://{host}{parts.path.rstrip('/')}"
 
 
 def gateway_config() -> GatewayConfig:

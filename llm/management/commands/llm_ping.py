@@ -1,8 +1,9 @@
 from django.conf import settings
 from django.core.management.base import BaseCommand, CommandError
 
+from core.endpoints import endpoint_label
 from llm.ping import ping
-from llm.services import endpoint_label, gateway_config
+from llm.services import gateway_config
 
 
 class Command(BaseCommand):
