@@ -119,12 +119,15 @@ def _cached_rows(keys: list[str]) -> dict[str, LLMCall]:
     return found
 
 
+def _recent_ok_calls(**filters):
+    """The latest ``CALIBRATION_WINDOW`` successful calls matching ``filters``, ready to aggregate."""
+    recent = LLMCall.objects.filter(status=LLMCall.Status.OK, **filters).order_by("-created_at")
+    return LLMCall.objects.filter(pk__in=recent.values("pk")[:CALIBRATION_WINDOW])
+
+
 def calibration(model: str) -> float:
     """Actual / estimated input tokens over the model's recent calls (1.0 without history)."""
-    recent = LLMCall.objects.filter(model=model, status=LLMCall.Status.OK, estimated_tokens_in__gt=0).order_by(
-        "-created_at"
-    )[:CALIBRATION_WINDOW]
-    totals = LLMCall.objects.filter(pk__in=list(recent.values_list("pk", flat=True))).aggregate(
+    totals = _recent_ok_calls(model=model, estimated_tokens_in__gt=0).aggregate(
         actual=Sum("tokens_in"), estimated=Sum("estimated_tokens_in")
     )
     if not totals["estimated"]:
@@ -133,9 +136,7 @@ def calibration(model: str) -> float:
 
 
 def output_tokens_per_call(prompt: Prompt, model: str) -> float:
-    recent = LLMCall.objects.filter(prompt=prompt.ref, model=model, status=LLMCall.Status.OK).order_by("-created_at")
-    ids = list(recent.values_list("pk", flat=True)[:CALIBRATION_WINDOW])
-    average = LLMCall.objects.filter(pk__in=ids).aggregate(n=Avg("tokens_out"))["n"] if ids else None
+    average = _recent_ok_calls(prompt=prompt.ref, model=model).aggregate(n=Avg("tokens_out"))["n"]
     return float(average) if average else prompt.max_tokens / 2
 
 
@@ -147,30 +148,45 @@ class _Pending:
     estimated_tokens_in: int
 
 
-def _plan(prompt: Prompt, items: list[Item], *, endpoint: str, model: str, params: dict, force: bool):
+@dataclass
+class _Plan:
+    """A run before it starts: rendered items, cache hits, the calls still to make and their estimate."""
+
+    prompt: Prompt
+    model: str
+    endpoint: str
+    params: dict
+    price: pricing.Price | None
+    pending: list[_Pending]
+    hits: dict[str, LLMCall]
+    misses: list[_Pending]
+    estimate: pricing.Estimate
+
+
+def _plan(prompt: Prompt, items: list[Item], *, model: str, force: bool) -> _Plan:
+    params = {**DEFAULT_PARAMS, "max_tokens": prompt.max_tokens}
+    endpoint = endpoint_label(settings.LLM_BASE_URL)
     pending = []
     for item in items:
         messages = prompt.render(item.variables)
         key = cache_key(endpoint=endpoint, model=model, prompt=prompt, messages=messages, params=params)
         pending.append(_Pending(item, messages, key, pricing.estimate_tokens(messages)))
     hits = {} if force else _cached_rows(sorted({p.key for p in pending}))
-    return pending, hits
-
-
-def estimate(prompt_ref: str, items: Iterable[Item], *, model: str | None = None, force: bool = False):
-    """What a run would cost before it runs: requests (cache hits excluded), tokens, USD and JPY."""
-    prompt, model = get(prompt_ref), model or settings.LLM_MODEL
-    params = {**DEFAULT_PARAMS, "max_tokens": prompt.max_tokens}
-    endpoint = endpoint_label(settings.LLM_BASE_URL)
-    pending, hits = _plan(prompt, list(items), endpoint=endpoint, model=model, params=params, force=force)
     misses = [p for p in pending if p.key not in hits]
-    return pricing.estimate_cost(
+    price = pricing.price_for(prices(), model)
+    estimate = pricing.estimate_cost(
         [p.estimated_tokens_in for p in misses],
         cached=len(pending) - len(misses),
         output_tokens_per_call=output_tokens_per_call(prompt, model),
         calibration=calibration(model),
-        price=pricing.price_for(prices(), model),
+        price=price,
     )
+    return _Plan(prompt, model, endpoint, params, price, pending, hits, misses, estimate)
+
+
+def estimate(prompt_ref: str, items: Iterable[Item], *, model: str | None = None, force: bool = False):
+    """What a run would cost before it runs: requests (cache hits excluded), tokens, USD and JPY."""
+    return _plan(get(prompt_ref), list(items), model=model or settings.LLM_MODEL, force=force).estimate
 
 
 def judge(
@@ -201,19 +217,11 @@ def judge(
     if not model:
         raise RuntimeError("no model: pass one or set LLM_MODEL")
     started = time.monotonic()
-    params = {**DEFAULT_PARAMS, "max_tokens": prompt.max_tokens}
-    endpoint = endpoint_label(settings.LLM_BASE_URL)
-    pending, hits = _plan(prompt, items, endpoint=endpoint, model=model, params=params, force=force)
-    price = pricing.price_for(prices(), model)
-    report = Report(prompt=prompt.ref, model=model, backend="llm", results=[])
-    misses = [p for p in pending if p.key not in hits]
-    report.estimate = pricing.estimate_cost(
-        [p.estimated_tokens_in for p in misses],
-        cached=len(pending) - len(misses),
-        output_tokens_per_call=output_tokens_per_call(prompt, model),
-        calibration=calibration(model),
-        price=price,
-    )
+    plan = _plan(prompt, items, model=model, force=force)
+    params, endpoint, price, pending, hits, misses = (
+        plan.params, plan.endpoint, plan.price, plan.pending, plan.hits, plan.misses
+    )  # fmt: skip
+    report = Report(prompt=prompt.ref, model=model, backend="llm", results=[], estimate=plan.estimate)
     run = LLMRun.objects.create(
         prompt=prompt.ref,
         model=model,
