@@ -35,10 +35,8 @@ RESERVED = Assignment.Status.RESERVED.value
 
 
 def _tables() -> dict[str, str]:
-    return {
-        name: connection.ops.quote_name(model._meta.db_table)
-        for name, model in (("dialogue", Dialogue), ("assignment", Assignment), ("annotation", Annotation))
-    } | {"batch": connection.ops.quote_name(Batch._meta.db_table)}
+    models = {"dialogue": Dialogue, "assignment": Assignment, "annotation": Annotation, "batch": Batch}
+    return {name: connection.ops.quote_name(model._meta.db_table) for name, model in models.items()}
 
 
 @cache

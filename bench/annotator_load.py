@@ -132,37 +132,31 @@ def run_load(port: int, batch_id: int, usernames: list[str], seconds: float, htm
     return {"results": results, "errors": errors, "wall": wall}
 
 
-def group_cpu_seconds(pgid: int) -> float:
-    """CPU time (user + system) of every process in a process group, from /proc."""
+def _cpu_seconds(include) -> float:
+    """CPU time (user + system) of every process for which ``include(comm, stat fields)`` holds, from /proc."""
     total = 0.0
     ticks = os.sysconf("SC_CLK_TCK")
     for entry in Path("/proc").iterdir():
         if not entry.name.isdigit():
             continue
         try:
+            comm = (entry / "comm").read_text().strip()
             fields = (entry / "stat").read_text().rsplit(")", 1)[1].split()
         except OSError:
             continue
-        if int(fields[2]) == pgid:  # field 5 of stat: process group
+        if include(comm, fields):
             total += (int(fields[11]) + int(fields[12])) / ticks  # utime, stime
     return total
 
 
+def group_cpu_seconds(pgid: int) -> float:
+    """CPU time of every process in a process group (field 5 of stat)."""
+    return _cpu_seconds(lambda comm, fields: int(fields[2]) == pgid)
+
+
 def postgres_cpu_seconds() -> float:
     """CPU time of every PostgreSQL server process on this machine (the database the bench uses runs here)."""
-    total = 0.0
-    ticks = os.sysconf("SC_CLK_TCK")
-    for entry in Path("/proc").iterdir():
-        if not entry.name.isdigit():
-            continue
-        try:
-            if (entry / "comm").read_text().strip() != "postgres":
-                continue
-            fields = (entry / "stat").read_text().rsplit(")", 1)[1].split()
-        except OSError:
-            continue
-        total += (int(fields[11]) + int(fields[12])) / ticks
-    return total
+    return _cpu_seconds(lambda comm, fields: comm == "postgres")
 
 
 def percentile(values: list[float], q: float) -> float:

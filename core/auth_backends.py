@@ -19,9 +19,9 @@ from core.roles import GROUP_ROLES, remember_roles
 
 
 @cache
-def _user_with_roles_sql(vendor: str) -> tuple[str, tuple[str, ...]]:
+def _user_with_roles_sql(alias: str) -> tuple[str, tuple[str, ...]]:
     model = get_user_model()
-    quote = connections["default"].ops.quote_name
+    quote = connections[alias].ops.quote_name
     fields = model._meta.concrete_fields
     groups_field = model._meta.get_field("groups")
     through = groups_field.remote_field.through._meta
@@ -43,7 +43,7 @@ class RoleLoadingModelBackend(ModelBackend):
     def get_user(self, user_id):
         model = get_user_model()
         alias = router.db_for_read(model)
-        sql, attnames = _user_with_roles_sql(connections[alias].vendor)
+        sql, attnames = _user_with_roles_sql(alias)
         rows = fetch(sql, [*GROUP_ROLES, user_id], using=alias)
         if not rows:
             return None
