@@ -269,4 +269,5 @@ class Assignment(models.Model):
         return f"{self.dialogue_id} → {self.annotator_id} ({self.status})"
 
 
+from annotation.models_tally import *  # noqa: E402,F403  (rating counts kept by the database)
 from annotation.models_training import *  # noqa: E402,F403  (training models live in their own module)

@@ -5,6 +5,8 @@ in transaction mode keep working), which makes PostgreSQL parse and plan every s
 for the work queue's CTEs that is more CPU than running them. ``fetch`` runs a statement through a
 server-binding psycopg cursor with ``prepare=True`` instead (psycopg keeps the prepared statement
 per connection), unless ``DB_PREPARED_STATEMENTS`` is off; other databases go through Django's cursor.
+Django opens its connections with ``prepare_threshold=None``, which makes psycopg ignore
+``prepare=True``; ``fetch`` raises it so high that only the statements run here are ever prepared.
 Errors come out as Django's database exceptions either way.
 """
 
@@ -12,6 +14,9 @@ from __future__ import annotations
 
 from django.conf import settings
 from django.db import connections
+
+# psycopg prepares a statement after this many executions, or at once when asked (prepare=True).
+ONLY_WHEN_ASKED = 2**31 - 1
 
 
 def fetch(sql: str, params, *, using: str = "default", one: bool = False):
@@ -21,7 +26,10 @@ def fetch(sql: str, params, *, using: str = "default", one: bool = False):
         import psycopg
 
         connection.ensure_connection()
-        with connection.wrap_database_errors, psycopg.Cursor(connection.connection) as cursor:
+        raw = connection.connection
+        if raw.prepare_threshold is None:
+            raw.prepare_threshold = ONLY_WHEN_ASKED
+        with connection.wrap_database_errors, psycopg.Cursor(raw) as cursor:
             cursor.execute(sql, params, prepare=True)
             return cursor.fetchone() if one else cursor.fetchall()
     with connection.cursor() as cursor:

@@ -75,3 +75,26 @@ def test_fetch_returns_rows_and_raises_djangos_errors():
     assert fetch("SELECT 1 WHERE 1 = 0", [], one=True) is None
     with pytest.raises(DatabaseError):
         fetch("SELECT * FROM no_such_table_for_this_test", [])
+
+
+@pytest.mark.skipif(connection.vendor != "postgresql", reason="prepared statements are PostgreSQL's")
+def test_fetch_prepares_its_statements_once_per_connection(settings):
+    settings.DB_PREPARED_STATEMENTS = True
+    sql = "SELECT %s::int * 2 AS doubled_for_prepare_test"
+    assert fetch(sql, [21], one=True) == (42,)
+    assert fetch(sql, [5], one=True) == (10,)
+    with connection.cursor() as cursor:
+        cursor.execute("SELECT count(*) FROM pg_prepared_statements WHERE statement LIKE %s", ["%doubled_for_prepare%"])
+        assert cursor.fetchone() == (1,)
+        # Django's own (client-binding) statements are never prepared.
+        cursor.execute("SELECT count(*) FROM pg_prepared_statements WHERE statement LIKE %s", ["%pg_prepared%"])
+        assert cursor.fetchone() == (0,)
+
+
+@pytest.mark.skipif(connection.vendor != "postgresql", reason="prepared statements are PostgreSQL's")
+def test_fetch_prepares_nothing_when_turned_off(settings):
+    settings.DB_PREPARED_STATEMENTS = False
+    assert fetch("SELECT %s::int + 1 AS unprepared_for_test", [1], one=True) == (2,)
+    with connection.cursor() as cursor:
+        cursor.execute("SELECT count(*) FROM pg_prepared_statements WHERE statement LIKE %s", ["%unprepared_for%"])
+        assert cursor.fetchone() == (0,)

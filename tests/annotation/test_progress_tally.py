@@ -1,0 +1,124 @@
+"""The progress bar's counts: the database's tallies (PostgreSQL triggers) always equal counting the ratings."""
+
+from datetime import datetime, timedelta
+from zoneinfo import ZoneInfo
+
+import pytest
+from django.db import connection
+from django.utils import timezone
+
+from annotation import tally_postgresql
+from annotation.models import Annotation, Batch, Dialogue, RatingQuarter, RatingTotal
+from annotation.queue import assignment_next, batch_progress, rating_submit
+from tests.helpers import make_user
+
+pytestmark = pytest.mark.django_db
+SCORES = {"social": 1, "avoidant": 2, "mechanical": 3, "self": 4}
+CONFIDENCE = dict.fromkeys(SCORES, 1.0)
+on_postgresql = pytest.mark.skipif(connection.vendor != "postgresql", reason="the tallies are PostgreSQL triggers")
+
+
+def _batch(name: str, n: int) -> Batch:
+    batch = Batch.objects.create(name=name, annotations_per_item=3)
+    Dialogue.objects.bulk_create(
+        Dialogue(external_id=f"{name}_{i}", user_text="u", response_text="r", batch=batch) for i in range(n)
+    )
+    return batch
+
+
+def _rating(dialogue, annotator, created_at) -> Annotation:
+    values = {f"{axis}_score": score for axis, score in SCORES.items()}
+    values.update({f"{axis}_confidence": 1.0 for axis in SCORES})
+    return Annotation(dialogue=dialogue, annotator=annotator, created_at=created_at, updated_at=created_at, **values)
+
+
+def _counted(batch, annotator, since) -> tuple[int, int]:
+    mine = Annotation.objects.filter(annotator=annotator, dialogue__batch=batch)
+    return mine.count(), mine.filter(created_at__gte=since).count()
+
+
+def _assert_progress_matches_counting(batches, annotators) -> None:
+    since = timezone.localtime().replace(hour=0, minute=0, second=0, microsecond=0)
+    for batch in batches:
+        for annotator in annotators:
+            progress = batch_progress(batch=batch, annotator=annotator)
+            assert (progress["done_total"], progress["done_today"]) == _counted(batch, annotator, since), (
+                batch.name,
+                annotator.username,
+            )
+
+
+def test_progress_equals_counting_after_every_kind_of_write():
+    first, second = _batch("first", 6), _batch("second", 4)
+    alice, bob = make_user("alice", "annotator"), make_user("bob", "annotator")
+    now = timezone.now()
+    # the web form's statement, an ORM save, a bulk insert (no signals), old and new ratings
+    for _ in range(2):
+        assignment = assignment_next(batch=first, annotator=alice)
+        rating_submit(
+            batch_id=first.pk, assignment_id=assignment.pk, annotator=alice, scores=SCORES, confidence=CONFIDENCE
+        )
+    d = list(Dialogue.objects.filter(batch=first).order_by("pk"))
+    _rating(d[3], alice, now - timedelta(days=3)).save()
+    Annotation.objects.bulk_create(
+        [_rating(d[4], bob, now), _rating(d[5], bob, now - timedelta(days=1)), _rating(d[0], bob, now)]
+    )
+    e = list(Dialogue.objects.filter(batch=second).order_by("pk"))
+    Annotation.objects.bulk_create([_rating(e[0], alice, now), _rating(e[1], bob, now)])
+    _assert_progress_matches_counting([first, second], [alice, bob])
+
+    # a deletion, an edit of the time stamp, a rating handed to another annotator, a queryset update
+    Annotation.objects.filter(dialogue=d[4], annotator=bob).delete()
+    moved = Annotation.objects.get(dialogue=d[3], annotator=alice)
+    moved.created_at = now
+    moved.save()
+    Annotation.objects.filter(dialogue=e[1]).update(annotator=alice)
+    Annotation.objects.filter(annotator=bob, dialogue=d[0]).update(social_score=5)  # changes no count
+    _assert_progress_matches_counting([first, second], [alice, bob])
+
+    # a dialogue moved to the other batch takes its ratings' counts along
+    Dialogue.objects.filter(pk=d[0].pk).update(batch=second)
+    _assert_progress_matches_counting([first, second], [alice, bob])
+
+
+@on_postgresql
+def test_today_starts_at_local_midnight(settings):
+    settings.TIME_ZONE = "Asia/Tokyo"
+    batch = _batch("tz", 3)
+    alice = make_user("alice", "annotator")
+    tokyo = ZoneInfo("Asia/Tokyo")
+    midnight = timezone.localtime().astimezone(tokyo).replace(hour=0, minute=0, second=0, microsecond=0)
+    d = list(Dialogue.objects.filter(batch=batch).order_by("pk"))
+    Annotation.objects.bulk_create(
+        [
+            _rating(d[0], alice, midnight - timedelta(seconds=1)),  # yesterday, in the quarter before midnight
+            _rating(d[1], alice, midnight),
+            _rating(d[2], alice, midnight + timedelta(minutes=14, seconds=59)),
+        ]
+    )
+    with timezone.override(tokyo):
+        progress = batch_progress(batch=batch, annotator=alice)
+    assert (progress["done_total"], progress["done_today"]) == (3, 2)
+    starts = set(RatingQuarter.objects.filter(annotator=alice).values_list("start", flat=True))
+    assert starts == {midnight - timedelta(minutes=15), midnight}
+    assert all(start.tzinfo is not None and start.minute % 15 == 0 for start in starts)
+
+
+@on_postgresql
+def test_backfill_rebuilds_the_tallies_from_the_ratings():
+    batch = _batch("fill", 4)
+    alice, bob = make_user("alice", "annotator"), make_user("bob", "annotator")
+    at = datetime(2026, 1, 2, 3, 4, tzinfo=ZoneInfo("UTC"))
+    d = list(Dialogue.objects.filter(batch=batch).order_by("pk"))
+    Annotation.objects.bulk_create([_rating(d[i], user, at) for i in range(3) for user in (alice, bob)])
+    expected_totals = set(RatingTotal.objects.values_list("annotator_id", "batch_id", "n"))
+    expected_quarters = set(RatingQuarter.objects.values_list("annotator_id", "batch_id", "start", "n"))
+    RatingTotal.objects.update(n=99)
+    RatingQuarter.objects.all().delete()
+    with connection.cursor() as cursor:
+        cursor.execute(tally_postgresql.BACKFILL)
+    assert expected_totals == {(alice.pk, batch.pk, 3), (bob.pk, batch.pk, 3)}
+    assert set(RatingTotal.objects.values_list("annotator_id", "batch_id", "n")) == expected_totals
+    assert set(RatingQuarter.objects.values_list("annotator_id", "batch_id", "start", "n")) == expected_quarters
+    quarter = datetime(2026, 1, 2, 3, 0, tzinfo=ZoneInfo("UTC"))
+    assert expected_quarters == {(user.pk, batch.pk, quarter, 3) for user in (alice, bob)}
