@@ -9,8 +9,9 @@ CTEs, under the same guarantees:
   nothing and reports the stored rating); the assignment is closed and, when its reservation had
   already been given back (expired or skipped), the item's ``taken_count`` takes the slot again.
 * next: the annotator's open reservation in the batch if there is one, else the item with the
-  fewest ratings that they have not had, locked with ``FOR UPDATE SKIP LOCKED``; the outer UPDATE
-  re-checks ``taken_count < quota`` on the locked row version, so an item can never go over quota.
+  fewest ratings that they have not had, locked with ``FOR UPDATE SKIP LOCKED`` (PostgreSQL
+  re-checks ``taken_count < quota`` on the newest version of a row it locks, so an item can never
+  go over quota); the reservation is inserted, and only when that succeeded is the count raised.
 
 Table names come from the models' metadata; every value is a bound parameter.
 """
@@ -21,7 +22,7 @@ import json
 from datetime import datetime, timedelta
 from functools import cache
 
-from django.db import connection, transaction
+from django.db import connection
 
 from annotation.axes import AXES
 from annotation.models import Annotation, Assignment, Batch, Dialogue
@@ -83,26 +84,30 @@ WITH existing AS (
     FROM {t["assignment"]} s JOIN {t["dialogue"]} d ON d.id = s.dialogue_id
     WHERE s.annotator_id = %(annotator)s AND s.status = %(reserved)s AND d.batch_id = %(batch)s
     ORDER BY s.reserved_at LIMIT 1
-), taken AS (
-    UPDATE {t["dialogue"]} SET taken_count = taken_count + 1
-    WHERE NOT EXISTS (SELECT 1 FROM existing) AND taken_count < %(quota)s AND id = (
-        SELECT d.id FROM {t["dialogue"]} d WHERE d.batch_id = %(batch)s AND d.taken_count < %(quota)s
-        AND NOT EXISTS (SELECT 1 FROM {t["assignment"]} s
-                        WHERE s.dialogue_id = d.id AND s.annotator_id = %(annotator)s OFFSET 0)
-        AND NOT EXISTS (SELECT 1 FROM {t["annotation"]} n
-                        WHERE n.dialogue_id = d.id AND n.annotator_id = %(annotator)s OFFSET 0)
-        ORDER BY d.taken_count, d.id LIMIT 1 FOR UPDATE SKIP LOCKED)
-    RETURNING {columns}
+), picked AS (
+    SELECT d.id FROM {t["dialogue"]} d
+    WHERE NOT EXISTS (SELECT 1 FROM existing) AND d.batch_id = %(batch)s AND d.taken_count < %(quota)s
+    AND NOT EXISTS (SELECT 1 FROM {t["assignment"]} s
+                    WHERE s.dialogue_id = d.id AND s.annotator_id = %(annotator)s OFFSET 0)
+    AND NOT EXISTS (SELECT 1 FROM {t["annotation"]} n
+                    WHERE n.dialogue_id = d.id AND n.annotator_id = %(annotator)s OFFSET 0)
+    ORDER BY d.taken_count, d.id LIMIT 1 FOR UPDATE OF d SKIP LOCKED
 ), reserved AS (
     INSERT INTO {t["assignment"]} (dialogue_id, annotator_id, status, reserved_at, expires_at, skip_reason)
-    SELECT id, %(annotator)s, %(reserved)s, %(now)s, %(expires)s, '' FROM taken
+    SELECT id, %(annotator)s, %(reserved)s, %(now)s, %(expires)s, '' FROM picked
     ON CONFLICT (dialogue_id, annotator_id) DO NOTHING
     RETURNING id, dialogue_id
+), taken AS (
+    UPDATE {t["dialogue"]} d SET taken_count = d.taken_count + 1 FROM reserved
+    WHERE d.id = reserved.dialogue_id
+    RETURNING reserved.id AS assignment_id, {d_columns}
 )
 SELECT assignment_id, reserved_at, expires_at, {columns} FROM existing
 UNION ALL
-SELECT r.id, %(now)s, %(expires)s, {", ".join(f"taken.{column}" for column in DIALOGUE_COLUMNS)}
-FROM taken LEFT JOIN reserved r ON r.dialogue_id = taken.id
+SELECT assignment_id, %(now)s, %(expires)s, {columns} FROM taken
+UNION ALL
+SELECT NULL, NULL, NULL, {", ".join(f"d.{column}" for column in DIALOGUE_COLUMNS)}
+FROM picked JOIN {t["dialogue"]} d ON d.id = picked.id WHERE NOT EXISTS (SELECT 1 FROM reserved)
 """  # noqa: S608 - table and column names from model metadata only
 
 
@@ -136,7 +141,8 @@ class Conflict(Exception):
 def next_assignment(*, batch: Batch, annotator_id: int, now: datetime, minutes: int) -> Assignment | None:
     """The open reservation or a new one (see the module docstring); None when the statement found none.
 
-    Raises ``Conflict`` (after rolling back the count) when the reservation could not be inserted.
+    One statement, so it needs no transaction of its own. Raises ``Conflict`` when the picked item
+    could not be reserved (nothing was changed then).
     """
     expires = now + timedelta(minutes=minutes)
     params = {
@@ -147,13 +153,11 @@ def next_assignment(*, batch: Batch, annotator_id: int, now: datetime, minutes: 
         "now": now,
         "expires": expires,
     }
-    with transaction.atomic():
-        row = fetch(next_sql(), params, one=True)
-        if row is not None and row[0] is None:
-            transaction.set_rollback(True)  # give the count back
-            raise Conflict
+    row = fetch(next_sql(), params, one=True)
     if row is None:
         return None
+    if row[0] is None:
+        raise Conflict
     assignment_id, reserved_at, expires_at, *values = row
     fields = dict(zip(DIALOGUE_ATTNAMES, values, strict=True))
     if isinstance(fields["context"], str):  # Django reads jsonb as text and decodes it itself

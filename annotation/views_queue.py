@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import logging
+from contextlib import nullcontext
 from functools import partial
 
 from django.contrib import messages
@@ -11,6 +12,7 @@ from django.db import DatabaseError, transaction
 from django.db.models import Count, Q
 from django.http import Http404
 from django.shortcuts import get_object_or_404, redirect, render
+from django.urls import reverse
 from django.utils.functional import SimpleLazyObject
 from django.utils.translation import gettext as _
 from django.views.decorators.http import require_GET, require_http_methods, require_POST
@@ -56,6 +58,9 @@ def _workspace(request, batch: Batch, *, form: RatingForm | None = None, assignm
     context["form"] = form
     context["axis_rows"] = partial(_axis_rows, form)
     if assignment is not None:
+        ids = (batch.pk, assignment.pk)
+        context["submit_url"] = reverse("annotation:submit", args=ids)
+        context["skip_url"] = reverse("annotation:skip", args=ids)
         dialogue = assignment.dialogue
         context["before"] = [t for t in dialogue.context if t["turn"] < 0]
         context["after"] = [t for t in dialogue.context if t["turn"] > 0]
@@ -104,11 +109,11 @@ def submit(request, batch_id: int, assignment_id: int):
         messages.success(request, _("Saved rating of %(id)s.") % {"id": rated.external_id})
     if not request.htmx:
         return redirect("annotation:rate", batch_id=rated.batch.pk)
-    # The rating is stored; finding the next item is a separate step (its own transaction, or a
-    # savepoint inside an outer one) whose failure cannot undo it.
+    # The rating is stored; finding the next item is a separate step whose failure cannot undo it
+    # (its own statements, or a savepoint when the request runs inside an outer transaction).
     following = None
     try:
-        with transaction.atomic():
+        with transaction.atomic() if transaction.get_connection().in_atomic_block else nullcontext():
             following = assignment_next(batch=rated.batch, annotator=request.user)
     except DatabaseError:
         logger.exception("next item for %s in batch %s failed after a stored rating", request.user, rated.batch)

@@ -6,7 +6,11 @@ HTMX flow (one POST that answers with the next item's fragment). Prints p50/p95 
 submissions per second at 8 and 20 annotators, beside Label Studio 1.23 measured on this machine
 (23.5 submissions/s at 8 clients, p95 678 ms; next-task p50 99 ms).
 
-    .venv/bin/python bench/annotator_load.py [--seconds 60] [--clients 8 20] [--workers 3 --threads 4]
+    .venv/bin/python bench/annotator_load.py [--seconds 60] [--clients 8 20] [--flows htmx page]
+                                             [--workers 4] [--worker-class sync] [--threads 1]
+
+The server runs as the README's deployment section says (gunicorn, 4 sync workers on this 2-core
+machine; a sync worker answers one request per connection, so every request goes to a free worker).
 """
 
 from __future__ import annotations
@@ -207,8 +211,10 @@ def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--seconds", type=float, default=60.0)
     parser.add_argument("--clients", type=int, nargs="+", default=[8, 20])
-    parser.add_argument("--workers", type=int, default=3)
-    parser.add_argument("--threads", type=int, default=4)
+    parser.add_argument("--flows", nargs="+", choices=("page", "htmx"), default=["page", "htmx"])
+    parser.add_argument("--workers", type=int, default=4)
+    parser.add_argument("--worker-class", default="sync", help="gunicorn worker class (sync, gthread)")
+    parser.add_argument("--threads", type=int, default=1, help="threads per worker (gthread)")
     parser.add_argument(
         "--postgres", default=os.environ.get("BENCH_POSTGRES_URL", "postgres://postgres@127.0.0.1:5432/")
     )
@@ -224,7 +230,7 @@ def main() -> int:
     server = None
     try:
         n_clients = max(args.clients)
-        expected = int(args.seconds * 400 * len(args.clients) * 2)
+        expected = int(args.seconds * 600 * len(args.clients) * len(args.flows))  # ratings, generously
         batch_id = prepare(database_url, n_items=max(20_000, expected // 3 + 1000), n_annotators=n_clients)
         port = free_port()
         var = tempfile.mkdtemp(prefix="jaiml-load-")
@@ -241,7 +247,7 @@ def main() -> int:
         server = subprocess.Popen(
             [
                 sys.executable, "-m", "gunicorn", "config.wsgi", "--bind", f"127.0.0.1:{port}",
-                "--workers", str(args.workers), "--worker-class", "gthread", "--threads", str(args.threads),
+                "--workers", str(args.workers), "--worker-class", args.worker_class, "--threads", str(args.threads),
                 "--keep-alive", "30", "--log-level", "warning",
             ],
             cwd=ROOT, env=env, start_new_session=True,
@@ -253,7 +259,7 @@ def main() -> int:
             except OSError:
                 time.sleep(0.1)
         print(
-            f"gunicorn: {args.workers} workers x {args.threads} threads (gthread), PostgreSQL, "
+            f"gunicorn: {args.workers} workers x {args.threads} threads ({args.worker_class}), PostgreSQL, "
             f"{args.seconds:.0f} s per run"
         )
         print(
@@ -261,7 +267,7 @@ def main() -> int:
             f"{'submit p50':>11} {'submit p95':>11}"
         )
         rows, cpu_notes = [], []
-        for htmx in (False, True):
+        for htmx in [flow == "htmx" for flow in args.flows]:
             for clients in args.clients:
                 usernames = [f"load_{i:02d}" for i in range(clients)]
                 server_cpu, client_cpu = group_cpu_seconds(server.pid), time.process_time()

@@ -178,3 +178,66 @@ def test_progress_counts_items_once_however_many_ratings_they_have():
         annotation_submit(assignment=assignment_next(batch=batch, annotator=user), scores=SCORES, confidence=CONFIDENCE)
     progress = batch_progress(batch=batch, annotator=user)
     assert progress["items"] == 2 and progress["ratings_needed"] == 6 and progress["ratings_done"] == 3
+
+
+
+@pytest.mark.django_db(transaction=True)
+def test_one_annotator_in_several_tabs_at_once_keeps_every_count_right():
+    """Requests of the same annotator racing each other: no item twice, taken_count = ratings + open reservations."""
+    if connection.vendor != "postgresql":
+        pytest.skip("needs concurrent PostgreSQL connections")
+    batch = _batch(40, quota=2)
+    user = make_user("tabs", "annotator")
+    errors: list[BaseException] = []
+    start = threading.Barrier(4)
+
+    def work():
+        try:
+            start.wait()
+            for _ in range(15):
+                assignment = assignment_next(batch=batch, annotator=user)
+                if assignment is None:
+                    return
+                rating_submit(
+                    batch_id=batch.pk, assignment_id=assignment.pk, annotator=user, scores=SCORES, confidence=CONFIDENCE
+                )
+        except BaseException as exc:  # reported by the main thread
+            errors.append(exc)
+        finally:
+            connections.close_all()
+
+    threads = [threading.Thread(target=work) for _ in range(4)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join(timeout=120)
+    assert not errors, errors
+    rated = list(Annotation.objects.filter(annotator=user).values_list("dialogue_id", flat=True))
+    assert len(rated) == len(set(rated)) > 0
+    for dialogue in Dialogue.objects.filter(batch=batch):
+        open_ = Assignment.objects.filter(dialogue=dialogue, status=Assignment.Status.RESERVED).count()
+        assert dialogue.taken_count == dialogue.annotations.count() + open_ <= 2
+
+
+@pytest.mark.django_db
+def test_a_lost_race_for_the_picked_item_is_retried(monkeypatch):
+    """When the statement reports that another request of the annotator reserved the picked item, ask again."""
+    if connection.vendor != "postgresql":
+        pytest.skip("the single-statement queue is PostgreSQL's")
+    from annotation import queue_postgresql
+
+    batch = _batch(2)
+    user = make_user("raced", "annotator")
+    real_fetch, calls = queue_postgresql.fetch, []
+
+    def fetch_losing_once(sql, params, **kwargs):
+        calls.append(sql)
+        row = real_fetch(sql, params, **kwargs)
+        if len(calls) == 1:
+            return (None, None, None, *row[3:])  # what the statement returns when its INSERT found a conflict
+        return row
+
+    monkeypatch.setattr(queue_postgresql, "fetch", fetch_losing_once)
+    assignment = assignment_next(batch=batch, annotator=user)
+    assert len(calls) == 2 and assignment is not None
+    assert assignment.pk == Assignment.objects.get(annotator=user, status=Assignment.Status.RESERVED).pk
