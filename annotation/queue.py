@@ -80,6 +80,13 @@ def expire_reservations(*, now=None) -> int:
     return released
 
 
+def batch_get(batch_id: int) -> Batch | None:
+    """The batch with this primary key, or None (one prepared statement on PostgreSQL: every rating page asks)."""
+    if connection.vendor == "postgresql":
+        return queue_postgresql.batch_get(batch_id)
+    return Batch.objects.filter(pk=batch_id).first()
+
+
 def current_assignment(*, batch: Batch, annotator) -> Assignment | None:
     return (
         Assignment.objects.select_related("dialogue")

@@ -134,6 +134,16 @@ def submit(*, batch_id: int, assignment_id: int, annotator_id: int, scores, conf
     return annotation_id, external_id, Batch.from_db(connection.alias, BATCH_ATTNAMES, batch_values)
 
 
+@cache
+def batch_sql() -> str:
+    return f"SELECT {', '.join(BATCH_COLUMNS)} FROM {_tables()['batch']} WHERE id = %s"  # noqa: S608 - metadata only
+
+
+def batch_get(batch_id: int) -> Batch | None:
+    row = fetch(batch_sql(), [batch_id], one=True)
+    return None if row is None else Batch.from_db(connection.alias, BATCH_ATTNAMES, list(row))
+
+
 class Conflict(Exception):
     """The same annotator asked twice at once and the other request reserved the picked item."""
 

@@ -20,7 +20,7 @@ from django.views.decorators.http import require_GET, require_http_methods, requ
 from annotation.axes import AXES, MIN_CONFIDENCE
 from annotation.forms import RatingForm, SkipForm, parse_rating
 from annotation.models import Annotation, Assignment, Batch
-from annotation.queue import assignment_next, assignment_skip, batch_progress, rating_submit
+from annotation.queue import assignment_next, assignment_skip, batch_get, batch_progress, rating_submit
 from annotation.scale import axes_info
 from annotation.services import annotation_update
 from annotation.training import qualification_required
@@ -76,7 +76,10 @@ def _axis_rows(form):
 @qualification_required
 @require_GET
 def rate(request, batch_id: int):
-    return _workspace(request, get_object_or_404(Batch, pk=batch_id))
+    batch = batch_get(batch_id)
+    if batch is None:
+        raise Http404
+    return _workspace(request, batch)
 
 
 def _own_assignment(request, batch_id: int, assignment_id: int) -> tuple[Batch, Assignment]:

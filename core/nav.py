@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
+from functools import lru_cache
 
+from django.urls import get_script_prefix, reverse
 from django.utils.functional import Promise
 from django.utils.translation import gettext_lazy as _
 
@@ -18,6 +20,16 @@ class NavItem:
     role: str | None  # None: every logged-in user
     description: str | Promise = ""
     on_home: bool = True
+
+    @property
+    def url(self) -> str:
+        return _url(get_script_prefix(), self.url_name)
+
+
+@lru_cache(maxsize=64)
+def _url(script_prefix: str, url_name: str) -> str:
+    """``reverse(url_name)`` once per script prefix (the top bar shows these on every page)."""
+    return reverse(url_name)
 
 
 NAV_ITEMS: list[NavItem] = [

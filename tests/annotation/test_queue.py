@@ -180,7 +180,6 @@ def test_progress_counts_items_once_however_many_ratings_they_have():
     assert progress["items"] == 2 and progress["ratings_needed"] == 6 and progress["ratings_done"] == 3
 
 
-
 @pytest.mark.django_db(transaction=True)
 def test_one_annotator_in_several_tabs_at_once_keeps_every_count_right():
     """Requests of the same annotator racing each other: no item twice, taken_count = ratings + open reservations."""

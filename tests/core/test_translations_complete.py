@@ -17,15 +17,20 @@ def test_makemessages_finds_nothing_untranslated(settings, tmp_path, monkeypatch
         if os.environ.get("REQUIRE_GETTEXT") == "1":
             pytest.fail("xgettext not found (apt-get install gettext)")
         pytest.skip("xgettext not found (apt-get install gettext)")
+    # makemessages writes into every locale/ folder above the files it scans: scan a copy of the
+    # sources, so that the catalogue in the repository is never touched.
+    ignore = shutil.ignore_patterns(".*", "var", "tests", "bench", "__pycache__", "*.mo")
+    for entry in ROOT.iterdir():
+        if entry.is_dir() and not entry.name.startswith(".") and entry.name not in {"var", "tests", "bench"}:
+            shutil.copytree(entry, tmp_path / entry.name, ignore=ignore)
     target = tmp_path / "locale" / "ja" / "LC_MESSAGES"
-    target.mkdir(parents=True)
-    shutil.copy(CATALOGUE, target / "django.po")
     settings.LOCALE_PATHS = [tmp_path / "locale"]
-    monkeypatch.chdir(ROOT)
+    monkeypatch.chdir(tmp_path)
+    before = CATALOGUE.read_bytes()
     call_command(
-        "makemessages", locale=["ja"], ignore_patterns=[".venv", "var", "tests", "bench", "*/migrations/*"],
-        verbosity=0, no_obsolete=True,
+        "makemessages", locale=["ja"], ignore_patterns=["*/migrations/*"], verbosity=0, no_obsolete=True,
     )  # fmt: skip
+    assert CATALOGUE.read_bytes() == before
     refreshed = polib.pofile(str(target / "django.po"))
     untranslated = [entry.msgid for entry in refreshed.untranslated_entries()]
     fuzzy = [entry.msgid for entry in refreshed.fuzzy_entries()]
