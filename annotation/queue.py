@@ -136,7 +136,11 @@ def _next_postgresql(*, batch: Batch, annotator) -> Assignment | None:
     for _attempt in range(5):
         try:
             found = queue_postgresql.next_assignment(
-                batch=batch, annotator_id=annotator.pk, now=timezone.now(), minutes=RESERVATION_MINUTES
+                batch=batch,
+                annotator_id=annotator.pk,
+                now=timezone.now(),
+                minutes=RESERVATION_MINUTES,
+                since=start_of_today(),
             )
         except queue_postgresql.Conflict:
             continue
@@ -270,21 +274,28 @@ _MINE_SQL = (
 _TABLES = (("annotation", Annotation), ("dialogue", Dialogue))
 
 
-def batch_progress(*, batch: Batch, annotator) -> dict:
+def start_of_today():
+    """Midnight of today in the current time zone: where the progress bar's "today" begins."""
+    return timezone.localtime().replace(hour=0, minute=0, second=0, microsecond=0)
+
+
+def batch_progress(*, batch: Batch, annotator, mine: tuple[int, int] | None = None) -> dict:
     """What the progress bar shows: the annotator's ratings today and in the batch, and the batch total.
 
     The annotator's own counts are exact: on PostgreSQL read from the counts its triggers keep (two
-    index lookups), elsewhere counted (one indexed query). The batch totals are cached for a few
-    seconds, since counting a large batch on every page view would cost more than the rest of it.
+    index lookups; ``mine`` = (total, today) when the next-item statement already read them),
+    elsewhere counted (one indexed query). The batch totals are cached for a few seconds, since
+    counting a large batch on every page view would cost more than the rest of it.
     """
-    start_of_today = timezone.localtime().replace(hour=0, minute=0, second=0, microsecond=0)
-    if connection.vendor == "postgresql":  # counts kept by triggers (annotation.tally_postgresql)
-        params = {"annotator": annotator.pk, "batch": batch.pk, "since": start_of_today}
+    if mine is not None:
+        done_total, done_today = mine
+    elif connection.vendor == "postgresql":  # counts kept by triggers (annotation.tally_postgresql)
+        params = {"annotator": annotator.pk, "batch": batch.pk, "since": start_of_today()}
         done_total, done_today = fetch(tally_postgresql.PROGRESS_SQL, params, one=True)
     else:
         done_total, done_today = fetch(
             _MINE_SQL.format(**{name: connection.ops.quote_name(m._meta.db_table) for name, m in _TABLES}),
-            [connection.ops.adapt_datetimefield_value(start_of_today), annotator.pk, batch.pk],
+            [connection.ops.adapt_datetimefield_value(start_of_today()), annotator.pk, batch.pk],
             one=True,
         )
     key = f"annotation:batch-totals:{batch.pk}"

@@ -24,6 +24,7 @@ from functools import cache
 
 from django.db import connection
 
+from annotation import tally_postgresql
 from annotation.axes import AXES
 from annotation.models import Annotation, Assignment, Batch, Dialogue
 from core.db import fetch
@@ -101,13 +102,15 @@ WITH existing AS (
     UPDATE {t["dialogue"]} d SET taken_count = d.taken_count + 1 FROM reserved
     WHERE d.id = reserved.dialogue_id
     RETURNING reserved.id AS assignment_id, {d_columns}
+), found AS (
+    SELECT assignment_id, reserved_at, expires_at, {columns} FROM existing
+    UNION ALL
+    SELECT assignment_id, %(now)s, %(expires)s, {columns} FROM taken
+    UNION ALL
+    SELECT NULL, NULL, NULL, {", ".join(f"d.{column}" for column in DIALOGUE_COLUMNS)}
+    FROM picked JOIN {t["dialogue"]} d ON d.id = picked.id WHERE NOT EXISTS (SELECT 1 FROM reserved)
 )
-SELECT assignment_id, reserved_at, expires_at, {columns} FROM existing
-UNION ALL
-SELECT assignment_id, %(now)s, %(expires)s, {columns} FROM taken
-UNION ALL
-SELECT NULL, NULL, NULL, {", ".join(f"d.{column}" for column in DIALOGUE_COLUMNS)}
-FROM picked JOIN {t["dialogue"]} d ON d.id = picked.id WHERE NOT EXISTS (SELECT 1 FROM reserved)
+SELECT found.*, mine.* FROM found, ({tally_postgresql.PROGRESS_SQL}) AS mine
 """  # noqa: S608 - table and column names from model metadata only
 
 
@@ -148,8 +151,13 @@ class Conflict(Exception):
     """The same annotator asked twice at once and the other request reserved the picked item."""
 
 
-def next_assignment(*, batch: Batch, annotator_id: int, now: datetime, minutes: int) -> Assignment | None:
+def next_assignment(
+    *, batch: Batch, annotator_id: int, now: datetime, minutes: int, since: datetime
+) -> Assignment | None:
     """The open reservation or a new one (see the module docstring); None when the statement found none.
+
+    The assignment carries ``progress_counts``: the annotator's (total, since ``since``) ratings in
+    the batch, read by the same statement (``annotation.queue.batch_progress`` takes them).
 
     One statement, so it needs no transaction of its own. Raises ``Conflict`` when the picked item
     could not be reserved (nothing was changed then).
@@ -162,13 +170,14 @@ def next_assignment(*, batch: Batch, annotator_id: int, now: datetime, minutes: 
         "reserved": RESERVED,
         "now": now,
         "expires": expires,
+        "since": since,
     }
     row = fetch(next_sql(), params, one=True)
     if row is None:
         return None
     if row[0] is None:
         raise Conflict
-    assignment_id, reserved_at, expires_at, *values = row
+    assignment_id, reserved_at, expires_at, *values, done_total, done_today = row
     fields = dict(zip(DIALOGUE_ATTNAMES, values, strict=True))
     if isinstance(fields["context"], str):  # Django reads jsonb as text and decodes it itself
         fields["context"] = json.loads(fields["context"])
@@ -182,4 +191,5 @@ def next_assignment(*, batch: Batch, annotator_id: int, now: datetime, minutes: 
         status=RESERVED,
     )
     assignment.dialogue = dialogue
+    assignment.progress_counts = (done_total, done_today)
     return assignment

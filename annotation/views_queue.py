@@ -47,7 +47,9 @@ def _workspace(request, batch: Batch, *, form: RatingForm | None = None, assignm
         "batch": batch,
         "assignment": assignment,
         "min_confidence": MIN_CONFIDENCE,
-        "progress": batch_progress(batch=batch, annotator=request.user),
+        "progress": batch_progress(
+            batch=batch, annotator=request.user, mine=getattr(assignment, "progress_counts", None)
+        ),
         "skip_reason_label": SkipForm.base_fields["reason"].label,
     }
     if form is None:

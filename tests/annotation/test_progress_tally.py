@@ -122,3 +122,19 @@ def test_backfill_rebuilds_the_tallies_from_the_ratings():
     assert set(RatingQuarter.objects.values_list("annotator_id", "batch_id", "start", "n")) == expected_quarters
     quarter = datetime(2026, 1, 2, 3, 0, tzinfo=ZoneInfo("UTC"))
     assert expected_quarters == {(user.pk, batch.pk, quarter, 3) for user in (alice, bob)}
+
+
+@on_postgresql
+def test_the_next_item_statement_reads_the_same_counts():
+    batch = _batch("next", 5)
+    alice = make_user("alice", "annotator")
+    for _ in range(3):
+        assignment = assignment_next(batch=batch, annotator=alice)
+        rating_submit(
+            batch_id=batch.pk, assignment_id=assignment.pk, annotator=alice, scores=SCORES, confidence=CONFIDENCE
+        )
+    Annotation.objects.filter(annotator=alice).order_by("pk").update(created_at=timezone.now() - timedelta(days=2))
+    following = assignment_next(batch=batch, annotator=alice)
+    assert following.progress_counts == (3, 0)
+    progress = batch_progress(batch=batch, annotator=alice)
+    assert (progress["done_total"], progress["done_today"]) == following.progress_counts
