@@ -16,7 +16,6 @@ machine; a sync worker answers one request per connection, so every request goes
 from __future__ import annotations
 
 import argparse
-import http.client
 import os
 import random
 import re
@@ -48,31 +47,69 @@ def free_port() -> int:
 
 
 class Client:
-    """One annotator: a keep-alive HTTP connection and a session cookie."""
+    """One annotator: a session cookie and a plain HTTP/1.1 connection (reopened when the server closes it).
+
+    Requests are written and parsed by hand: ``http.client`` parses every response's headers with
+    the ``email`` package, which cost this 2-core machine more CPU than some server requests, and
+    the load client shares the machine with the server it measures.
+    """
 
     def __init__(self, port: int, username: str) -> None:
         self.port, self.username = port, username
-        self.conn = http.client.HTTPConnection("127.0.0.1", port, timeout=30)
+        self.sock: socket.socket | None = None
         self.cookies: dict[str, str] = {}
 
     def request(self, method: str, path: str, body: dict | None = None, headers: dict | None = None):
-        headers = dict(headers or {})
+        lines = [f"{method} {path} HTTP/1.1", f"Host: 127.0.0.1:{self.port}"]
+        lines += [f"{name}: {value}" for name, value in (headers or {}).items()]
         if self.cookies:
-            headers["Cookie"] = "; ".join(f"{k}={v}" for k, v in self.cookies.items())
-        data = None
+            lines.append("Cookie: " + "; ".join(f"{k}={v}" for k, v in self.cookies.items()))
+        data = b""
         if body is not None:
-            data = urlencode(body)
-            headers["Content-Type"] = "application/x-www-form-urlencoded"
+            data = urlencode(body).encode()
+            lines += ["Content-Type: application/x-www-form-urlencoded", f"Content-Length: {len(data)}"]
         started = time.perf_counter()
-        self.conn.request(method, path, body=data, headers=headers)
-        response = self.conn.getresponse()
-        content = response.read()
+        if self.sock is None:
+            self.sock = socket.create_connection(("127.0.0.1", self.port), timeout=30)
+        self.sock.sendall(("\r\n".join(lines) + "\r\n\r\n").encode() + data)
+        status, found, content, close = self._response()
         elapsed = time.perf_counter() - started
-        for header, value in response.getheaders():
-            if header.lower() == "set-cookie":
-                name, _, rest = value.partition("=")
-                self.cookies[name] = rest.split(";", 1)[0]
-        return response.status, response.getheader("Location"), content, elapsed
+        if close:
+            self.sock.close()
+            self.sock = None
+        return status, found.get("location"), content, elapsed
+
+    def _response(self):
+        received = bytearray()
+        while (end := received.find(b"\r\n\r\n")) < 0:
+            received += self._recv()
+        head, content = bytes(received[:end]).decode("latin-1"), bytearray(received[end + 4 :])
+        status_line, *header_lines = head.split("\r\n")
+        found: dict[str, str] = {}
+        for line in header_lines:
+            name, _, value = line.partition(":")
+            name, value = name.strip().lower(), value.strip()
+            if name == "set-cookie":
+                cookie, _, _attributes = value.partition(";")
+                key, _, cookie_value = cookie.partition("=")
+                self.cookies[key] = cookie_value
+            else:
+                found[name] = value
+        close = found.get("connection", "").lower() == "close"
+        if "content-length" in found:
+            while len(content) < int(found["content-length"]):
+                content += self._recv()
+        else:  # no length: the body ends when the server closes the connection
+            while chunk := self.sock.recv(65536):
+                content += chunk
+            close = True
+        return int(status_line.split()[1]), found, bytes(content), close
+
+    def _recv(self) -> bytes:
+        chunk = self.sock.recv(65536)
+        if not chunk:
+            raise ConnectionError("the server closed the connection mid-response")
+        return chunk
 
     def log_in(self) -> None:
         status, _, page, _ = self.request("GET", "/login/")
@@ -92,11 +129,18 @@ def rating_form(token: str) -> dict:
     return form
 
 
-def annotator_loop(port, username, batch_id, deadline, htmx, results, errors) -> None:
+def annotator_loop(port, username, batch_id, htmx, start, results, errors) -> None:
+    """Log in and open the batch (not measured), then rate until the deadline that ``start`` hands out."""
     try:
         client = Client(port, username)
         client.log_in()
         status, _, page, elapsed = client.request("GET", f"/annotate/{batch_id}/")
+    except Exception as exc:
+        errors.append(f"{username}: {exc!r}")
+        start.abort()
+        return
+    try:
+        deadline = start.wait()
         while time.monotonic() < deadline:
             found = ASSIGNMENT.search(page)
             if status != 200 or not found:
@@ -119,21 +163,52 @@ def annotator_loop(port, username, batch_id, deadline, htmx, results, errors) ->
         errors.append(f"{username}: {exc!r}")
 
 
-def run_load(port: int, batch_id: int, usernames: list[str], seconds: float, htmx: bool) -> dict:
+class Start:
+    """Holds every annotator until all have logged in; then the main thread reads the CPU counters and
+    starts the clock, so that logins (a deliberately slow password hash each) are not measured."""
+
+    def __init__(self, parties: int) -> None:
+        self.ready = threading.Barrier(parties + 1)
+        self.go = threading.Event()
+        self.deadline = 0.0
+
+    def wait(self) -> float:
+        self.ready.wait(timeout=120)
+        self.go.wait()
+        return self.deadline
+
+    def abort(self) -> None:
+        self.ready.abort()
+
+
+def run_load(port: int, batch_id: int, usernames: list[str], seconds: float, htmx: bool, counters) -> dict:
+    """Run the annotators; ``counters()`` is read when they are all ready and again when they stop."""
     results = {"next": [], "submit": []}
     errors: list[str] = []
-    deadline = time.monotonic() + seconds
+    start = Start(len(usernames))
     threads = [
-        threading.Thread(target=annotator_loop, args=(port, name, batch_id, deadline, htmx, results, errors))
+        threading.Thread(target=annotator_loop, args=(port, name, batch_id, htmx, start, results, errors))
         for name in usernames
     ]
-    started = time.monotonic()
     for thread in threads:
         thread.start()
+    try:
+        start.ready.wait(timeout=120)
+    except threading.BrokenBarrierError:
+        start.go.set()
+        for thread in threads:
+            thread.join()
+        raise RuntimeError("annotators could not log in: " + "; ".join(errors)) from None
+    before = counters()
+    started = time.monotonic()
+    start.deadline = started + seconds
+    start.go.set()
     for thread in threads:
         thread.join()
     wall = time.monotonic() - started
-    return {"results": results, "errors": errors, "wall": wall}
+    after = counters()
+    cpu = [b - a for a, b in zip(before, after, strict=True)]
+    return {"results": results, "errors": errors, "wall": wall, "cpu": cpu}
 
 
 def _cpu_seconds(include) -> float:
@@ -270,12 +345,11 @@ def main() -> int:
         for htmx in [flow == "htmx" for flow in args.flows]:
             for clients in args.clients:
                 usernames = [f"load_{i:02d}" for i in range(clients)]
-                server_cpu, client_cpu = group_cpu_seconds(server.pid), time.process_time()
-                database_cpu = postgres_cpu_seconds()
-                run = run_load(port, batch_id, usernames, args.seconds, htmx)
-                server_cpu = group_cpu_seconds(server.pid) - server_cpu
-                client_cpu = time.process_time() - client_cpu
-                database_cpu = postgres_cpu_seconds() - database_cpu
+                run = run_load(
+                    port, batch_id, usernames, args.seconds, htmx,
+                    lambda: (group_cpu_seconds(server.pid), postgres_cpu_seconds(), time.process_time()),
+                )  # fmt: skip
+                server_cpu, database_cpu, client_cpu = run["cpu"]
                 if run["errors"]:
                     print("errors:", *run["errors"][:5], sep="\n  ")
                 results = run["results"]
