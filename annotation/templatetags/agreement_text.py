@@ -1,0 +1,12 @@
+"""``{{ reason|agreement_reason }}``: a statistics reason in the user's language (annotation.reason_text)."""
+
+from django import template
+
+from annotation.reason_text import translate_reason
+
+register = template.Library()
+
+
+@register.filter
+def agreement_reason(text):
+    return translate_reason(text)
