@@ -17,14 +17,21 @@ from django.utils.translation import gettext_lazy as _
 __all__ = ["RatingQuarter", "RatingTotal"]
 
 
-class RatingTotal(models.Model):
-    """How many ratings an annotator has stored in a batch (maintained by the database)."""
+class _Tally(models.Model):
+    """A count of an annotator's ratings in a batch (maintained by the database)."""
 
-    annotator = models.ForeignKey(  # the unique constraint indexes it
+    annotator = models.ForeignKey(  # the unique constraints index it
         settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="+", db_index=False
     )
     batch = models.ForeignKey("annotation.Batch", on_delete=models.CASCADE, related_name="+")
     n = models.IntegerField(default=0)
+
+    class Meta:
+        abstract = True
+
+
+class RatingTotal(_Tally):
+    """How many ratings an annotator has stored in a batch."""
 
     class Meta:
         db_table = "annotation_ratingtotal"  # named in annotation.tally_postgresql
@@ -35,15 +42,10 @@ class RatingTotal(models.Model):
         return f"{self.annotator_id} in {self.batch_id}: {self.n}"
 
 
-class RatingQuarter(models.Model):
+class RatingQuarter(_Tally):
     """How many ratings an annotator stored in a batch in one quarter-hour starting at ``start`` (UTC)."""
 
-    annotator = models.ForeignKey(  # the unique constraint indexes it
-        settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="+", db_index=False
-    )
-    batch = models.ForeignKey("annotation.Batch", on_delete=models.CASCADE, related_name="+")
     start = models.DateTimeField()
-    n = models.IntegerField(default=0)
 
     class Meta:
         db_table = "annotation_ratingquarter"  # named in annotation.tally_postgresql

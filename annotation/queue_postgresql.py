@@ -18,7 +18,6 @@ Table names come from the models' metadata; every value is a bound parameter.
 
 from __future__ import annotations
 
-import json
 from datetime import datetime, timedelta
 from functools import cache
 
@@ -27,12 +26,10 @@ from django.db import connection
 from annotation import tally_postgresql
 from annotation.axes import AXES
 from annotation.models import Annotation, Assignment, Batch, Dialogue
-from core.db import fetch
+from core.db import fetch, instance_from_row
 
 DIALOGUE_COLUMNS = tuple(field.column for field in Dialogue._meta.concrete_fields)
-DIALOGUE_ATTNAMES = tuple(field.attname for field in Dialogue._meta.concrete_fields)
 BATCH_COLUMNS = tuple(field.column for field in Batch._meta.concrete_fields)
-BATCH_ATTNAMES = tuple(field.attname for field in Batch._meta.concrete_fields)
 RESERVED = Assignment.Status.RESERVED.value
 
 
@@ -134,7 +131,7 @@ def submit(*, batch_id: int, assignment_id: int, annotator_id: int, scores, conf
     if row is None:
         return None
     annotation_id, external_id, *batch_values = row
-    return annotation_id, external_id, Batch.from_db(connection.alias, BATCH_ATTNAMES, batch_values)
+    return annotation_id, external_id, instance_from_row(Batch, batch_values, using=connection.alias)
 
 
 @cache
@@ -144,7 +141,7 @@ def batch_sql() -> str:
 
 def batch_get(batch_id: int) -> Batch | None:
     row = fetch(batch_sql(), [batch_id], one=True)
-    return None if row is None else Batch.from_db(connection.alias, BATCH_ATTNAMES, list(row))
+    return None if row is None else instance_from_row(Batch, row, using=connection.alias)
 
 
 class Conflict(Exception):
@@ -178,10 +175,7 @@ def next_assignment(
     if row[0] is None:
         raise Conflict
     assignment_id, reserved_at, expires_at, *values, done_total, done_today = row
-    fields = dict(zip(DIALOGUE_ATTNAMES, values, strict=True))
-    if isinstance(fields["context"], str):  # Django reads jsonb as text and decodes it itself
-        fields["context"] = json.loads(fields["context"])
-    dialogue = Dialogue.from_db(connection.alias, DIALOGUE_ATTNAMES, list(fields.values()))
+    dialogue = instance_from_row(Dialogue, values, using=connection.alias)
     assignment = Assignment(
         pk=assignment_id,
         dialogue_id=dialogue.pk,

@@ -11,7 +11,6 @@ test_reason_text.py produces every reason the engine can give and checks that al
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
 from functools import cache
 
 from django.utils.translation import gettext
@@ -79,16 +78,8 @@ SEPARATOR = "; "
 _PLACEHOLDER = re.compile(r"%\((\w+)\)s")
 
 
-@dataclass(frozen=True)
-class _Pattern:
-    template: str
-    prefix: bool
-    regex: re.Pattern
-    has_fields: bool
-
-
 @cache
-def _patterns() -> list[_Pattern]:
+def _patterns() -> list[tuple[str, re.Pattern]]:
     """Regexes of the English templates, longest first (a longer template is never cut by a shorter one)."""
     out = []
     for template, prefix in TEMPLATES:
@@ -96,8 +87,8 @@ def _patterns() -> list[_Pattern]:
         regex = "".join(re.escape(part) if i % 2 == 0 else rf"(?P<{part}>[^\s;]+)" for i, part in enumerate(parts))
         if not prefix:
             regex += rf"(?={re.escape(SEPARATOR)}|$)"
-        out.append(_Pattern(template, prefix, re.compile(regex), len(parts) > 1))
-    return sorted(out, key=lambda p: -len(p.regex.pattern))
+        out.append((template, re.compile(regex)))
+    return sorted(out, key=lambda pattern: -len(pattern[1].pattern))
 
 
 def translate_reason(text: str | None) -> str:
@@ -107,11 +98,11 @@ def translate_reason(text: str | None) -> str:
     out: list[str] = []
     pos = 0
     while pos < len(text):
-        for pattern in _patterns():
-            found = pattern.regex.match(text, pos)
+        for template, regex in _patterns():
+            found = regex.match(text, pos)
             if found:
-                translated = gettext(pattern.template)
-                out.append(translated % found.groupdict() if pattern.has_fields else translated)
+                translated, fields = gettext(template), found.groupdict()
+                out.append(translated % fields if fields else translated)
                 pos = found.end()
                 break
         else:  # not a piece we know: keep it up to the next separator

@@ -14,12 +14,12 @@ from django.contrib.auth import get_user_model
 from django.contrib.auth.backends import ModelBackend
 from django.db import connections, router
 
-from core.db import fetch
+from core.db import fetch, instance_from_row
 from core.roles import GROUP_ROLES, remember_roles
 
 
 @cache
-def _user_with_roles_sql(alias: str) -> tuple[str, tuple[str, ...]]:
+def _user_with_roles_sql(alias: str) -> str:
     model = get_user_model()
     quote = connections[alias].ops.quote_name
     fields = model._meta.concrete_fields
@@ -29,49 +29,24 @@ def _user_with_roles_sql(alias: str) -> tuple[str, tuple[str, ...]]:
     pk = quote(model._meta.pk.column)
     columns = ", ".join(f"u.{quote(field.column)}" for field in fields)
     roles = ", ".join(["%s"] * len(GROUP_ROLES))
-    sql = (
+    return (
         f"SELECT {columns}, g.name FROM {quote(model._meta.db_table)} u "  # noqa: S608 - model metadata only
         f"LEFT JOIN {quote(through.db_table)} ug ON ug.{quote(groups_field.m2m_column_name())} = u.{pk} "
         f"LEFT JOIN {quote(group.db_table)} g ON g.{quote(group.pk.column)} = "
         f"ug.{quote(groups_field.m2m_reverse_name())} AND g.name IN ({roles}) "
         f"WHERE u.{pk} = %s"
     )
-    return sql, tuple(field.attname for field in fields)
 
 
 class RoleLoadingModelBackend(ModelBackend):
     def get_user(self, user_id):
         model = get_user_model()
         alias = router.db_for_read(model)
-        sql, attnames = _user_with_roles_sql(alias)
-        rows = fetch(sql, [*GROUP_ROLES, user_id], using=alias)
+        rows = fetch(_user_with_roles_sql(alias), [*GROUP_ROLES, user_id], using=alias)
         if not rows:
             return None
-        user = model.from_db(alias, attnames, _converted(alias, model, rows[0][:-1]))
+        user = instance_from_row(model, rows[0][:-1], using=alias)
         if not self.user_can_authenticate(user):
             return None
         remember_roles(user, {row[-1] for row in rows if row[-1]})
         return user
-
-
-def _converted(alias: str, model, values):
-    """Values as the ORM would give them (SQLite, say, returns datetimes as text and booleans as integers)."""
-    connection = connections[alias]
-    values = list(values)
-    for index, column, functions in _converters(alias):
-        for function in functions:
-            values[index] = function(values[index], column, connection)
-    return values
-
-
-@cache
-def _converters(alias: str):
-    connection = connections[alias]
-    model = get_user_model()
-    found = []
-    for index, field in enumerate(model._meta.concrete_fields):
-        column = field.get_col(model._meta.db_table)
-        functions = [*connection.ops.get_db_converters(column), *field.get_db_converters(connection)]
-        if functions:
-            found.append((index, column, tuple(functions)))
-    return tuple(found)

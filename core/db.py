@@ -12,6 +12,8 @@ Errors come out as Django's database exceptions either way.
 
 from __future__ import annotations
 
+from functools import cache
+
 from django.conf import settings
 from django.db import connections
 
@@ -35,3 +37,28 @@ def fetch(sql: str, params, *, using: str = "default", one: bool = False):
     with connection.cursor() as cursor:
         cursor.execute(sql, params)
         return cursor.fetchone() if one else cursor.fetchall()
+
+
+def instance_from_row(model, values, *, using: str = "default"):
+    """An instance of ``model`` from a row of all its concrete columns in field order, converted as the
+    ORM converts them (SQLite returns datetimes as text and booleans as integers; JSON arrives as text)."""
+    connection = connections[using]
+    attnames, converters = _row_plan(using, model)
+    values = list(values)
+    for index, column, functions in converters:
+        for function in functions:
+            values[index] = function(values[index], column, connection)
+    return model.from_db(using, attnames, values)
+
+
+@cache
+def _row_plan(using: str, model):
+    connection = connections[using]
+    fields = model._meta.concrete_fields
+    converters = []
+    for index, field in enumerate(fields):
+        column = field.get_col(model._meta.db_table)
+        functions = [*connection.ops.get_db_converters(column), *field.get_db_converters(connection)]
+        if functions:
+            converters.append((index, column, tuple(functions)))
+    return [field.attname for field in fields], tuple(converters)

@@ -19,7 +19,7 @@ def test_makemessages_finds_nothing_untranslated(settings, tmp_path, monkeypatch
         pytest.skip("xgettext not found (apt-get install gettext)")
     # makemessages writes into every locale/ folder above the files it scans: scan a copy of the
     # sources, so that the catalogue in the repository is never touched.
-    ignore = shutil.ignore_patterns(".*", "var", "tests", "bench", "__pycache__", "*.mo")
+    ignore = shutil.ignore_patterns(".*", "__pycache__", "*.mo")
     for entry in ROOT.iterdir():
         if entry.is_dir() and not entry.name.startswith(".") and entry.name not in {"var", "tests", "bench"}:
             shutil.copytree(entry, tmp_path / entry.name, ignore=ignore)
