@@ -15,6 +15,7 @@ import json
 import queue
 import threading
 import time
+from collections import Counter
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 
@@ -218,14 +219,11 @@ def judge(
         raise RuntimeError("no model: pass one or set LLM_MODEL")
     started = time.monotonic()
     plan = _plan(prompt, items, model=model, force=force)
-    params, endpoint, price, pending, hits, misses = (
-        plan.params, plan.endpoint, plan.price, plan.pending, plan.hits, plan.misses
-    )  # fmt: skip
     report = Report(prompt=prompt.ref, model=model, backend="llm", results=[], estimate=plan.estimate)
     run = LLMRun.objects.create(
         prompt=prompt.ref,
         model=model,
-        endpoint=endpoint,
+        endpoint=plan.endpoint,
         items=len(items),
         estimated_cost_usd=report.estimate.cost_usd,
         estimated_cost_jpy=report.estimate.cost_jpy,
@@ -234,27 +232,21 @@ def judge(
     )
     report.run_id = run.pk
     results: dict[str, Result] = {}
-    for p in pending:
-        if p.key in hits:
-            row = hits[p.key]
+    for p in plan.pending:
+        if p.key in plan.hits:
+            row = plan.hits[p.key]
             results[p.item.key] = Result(p.item.key, "ok", row.parsed, model, cached=True, call_id=row.pk)
     report.cache_hits = len(results)
     done = len(results)
     if progress:
         progress(done, len(items))
-    per_call_estimate = _per_call_estimate(report.estimate, budget)
-    for p, outcome in _run_calls(prompt, misses, model=model, params=params, price=price, budget=budget,
-                                 per_call_estimate=per_call_estimate):  # fmt: skip
-        results[p.item.key] = _store(run, prompt, p, outcome, model=model, endpoint=endpoint, params=params,
-                                     price=price, report=report)  # fmt: skip
+    for p, outcome, cost in _run_calls(plan, budget):
+        results[p.item.key] = _store(run, plan, p, outcome, cost, report)
         done += 1
         if progress:
             progress(done, len(items))
     report.results = [results[item.key] for item in items]
-    counts: dict[str, int] = {}
-    for result in report.results:
-        counts[result.status] = counts.get(result.status, 0) + 1
-    report.counts = counts
+    report.counts = counts = dict(Counter(result.status for result in report.results))
     report.stopped_by_budget = counts.get("not_evaluated", 0) > 0
     report.wall_seconds = time.monotonic() - started
     LLMRun.objects.filter(pk=run.pk).update(
@@ -279,20 +271,21 @@ def _per_call_estimate(estimate: pricing.Estimate, budget: Budget | None) -> flo
     return total / estimate.calls
 
 
-def _store(run, prompt, p: _Pending, outcome: Outcome | None, *, model, endpoint, params, price, report) -> Result:
+def _store(run, plan: _Plan, p: _Pending, outcome: Outcome | None, cost, report: Report) -> Result:
+    model = plan.model
     if outcome is None:
         return Result(p.item.key, "not_evaluated", None, model, error="budget reached before this item")
-    usd, jpy = (price or pricing.FREE).cost(outcome.tokens_in, outcome.tokens_out)
+    usd, jpy = cost
     report.requests += outcome.attempts
     report.cost_usd += usd
     report.cost_jpy += jpy
     call = LLMCall.objects.create(
         cache_key=p.key,
         run=run,
-        prompt=prompt.ref,
+        prompt=plan.prompt.ref,
         model=model,
-        endpoint=endpoint,
-        request={"messages": p.messages, "params": params, "attempts": outcome.log},
+        endpoint=plan.endpoint,
+        request={"messages": p.messages, "params": plan.params, "attempts": outcome.log},
         response_raw=outcome.raw,
         parsed=outcome.parsed,
         status=outcome.status,
@@ -324,10 +317,12 @@ def _store(run, prompt, p: _Pending, outcome: Outcome | None, *, model, endpoint
 _DONE = object()
 
 
-def _run_calls(prompt, pending: list[_Pending], *, model, params, price, budget, per_call_estimate):
-    """Yield ``(pending, outcome or None if the budget stopped it)`` in completion order."""
-    if not pending:
+def _run_calls(plan: _Plan, budget: Budget | None):
+    """Yield ``(pending, outcome or None if the budget stopped it, (usd, jpy))`` in completion order."""
+    if not plan.misses:
         return
+    per_call_estimate = _per_call_estimate(plan.estimate, budget)
+    price = plan.price or pricing.FREE
     finished: queue.Queue = queue.Queue()
     config = gateway_config()
 
@@ -340,15 +335,15 @@ def _run_calls(prompt, pending: list[_Pending], *, model, params, price, budget,
             nonlocal spent, reserved
             async with lock:
                 if budget is not None and spent + reserved + per_call_estimate > budget.amount:
-                    finished.put((p, None))
+                    finished.put((p, None, (0.0, 0.0)))
                     return
                 reserved += per_call_estimate
-            outcome = await gateway.ask(prompt, p.messages, model=model, params=params)
-            usd, jpy = (price or pricing.FREE).cost(outcome.tokens_in, outcome.tokens_out)
+            outcome = await gateway.ask(plan.prompt, p.messages, model=plan.model, params=plan.params)
+            usd, jpy = price.cost(outcome.tokens_in, outcome.tokens_out)
             async with lock:
                 reserved -= per_call_estimate
                 spent += jpy if budget is not None and budget.currency == "JPY" else usd
-            finished.put((p, outcome))
+            finished.put((p, outcome, (usd, jpy)))
 
         # Start at most a few calls more than can be in flight, so the budget check sees real costs.
         window = asyncio.Semaphore(config.max_concurrency * 2)
@@ -358,7 +353,7 @@ def _run_calls(prompt, pending: list[_Pending], *, model, params, price, budget,
                 await one(p)
 
         try:
-            await asyncio.gather(*(windowed(p) for p in pending))
+            await asyncio.gather(*(windowed(p) for p in plan.misses))
         finally:
             await gateway.close()
 
