@@ -13,11 +13,12 @@ from pathlib import Path
 
 from django.contrib.auth import get_user_model
 from django.contrib.auth.models import Group
-from django.db import transaction
+from django.db import connection, transaction
 from django.utils import timezone
 
+from annotation import schema_postgresql
 from annotation.axes import AXES
-from annotation.bulk import bulk_insert, existing_values
+from annotation.bulk import bulk_insert, existing_values, values_in
 from annotation.models import Annotation, AnnotationEdit, AnnotatorProfile, Batch, Dialogue
 from annotation.queue import recount_taken
 from annotation.records import (
@@ -122,8 +123,7 @@ def annotations_import(
     records = load_annotations(readable_paths(paths, log), log=log)
 
     dialogue_pks: dict[str, int] = {}
-    for chunk in _chunks(sorted({r.id for r in records})):
-        dialogue_pks.update(Dialogue.objects.filter(external_id__in=chunk).values_list("external_id", "pk"))
+    dialogue_pks.update(values_in(Dialogue, ("external_id", "id"), {"external_id": sorted({r.id for r in records})}))
     user_model = get_user_model()
     names = sorted({r.annotator_id for r in records})
     users: dict[str, int] = {}
@@ -159,12 +159,13 @@ def annotations_import(
 
     existing: dict[tuple[int, str], tuple] = {}
     pk_to_name = {pk: name for name, pk in users.items()}
-    for chunk in _chunks(sorted({dialogue_pks[r.id] for r in records})):
-        rows = Annotation.objects.filter(dialogue_id__in=chunk, annotator_id__in=list(pk_to_name)).values_list(
-            "pk", "dialogue_id", "annotator_id", *_VALUE_FIELDS
-        )
-        for pk, dialogue_pk, annotator_pk, *values in rows:
-            existing[(dialogue_pk, pk_to_name[annotator_pk])] = (pk, dict(zip(_VALUE_FIELDS, values, strict=True)))
+    rows = values_in(
+        Annotation,
+        ("id", "dialogue", "annotator", *_VALUE_FIELDS),
+        {"dialogue": sorted({dialogue_pks[r.id] for r in records}), "annotator": list(pk_to_name)},
+    )
+    for pk, dialogue_pk, annotator_pk, *values in rows if pk_to_name else ():
+        existing[(dialogue_pk, pk_to_name[annotator_pk])] = (pk, dict(zip(_VALUE_FIELDS, values, strict=True)))
 
     summary = ImportSummary(dry_run=dry_run)
     new: list[AnnotationRecord] = []
@@ -214,6 +215,9 @@ def annotations_import(
                 for r in new
             ),
         )
+        if connection.vendor == "postgresql":
+            with connection.cursor() as cursor:
+                schema_postgresql.check_now(cursor, table=Annotation._meta.db_table)
         recount_taken(sorted({dialogue_pks[r.id] for r in new}))
         now = timezone.now()
         Annotation.objects.bulk_update(

@@ -33,7 +33,10 @@ class Dialogue(models.Model):
     response_text = models.TextField(_("AI response"))
     # [{"turn": -3, "speaker": "user", "text": "..."}, ...]; offsets -3..3 without 0, sorted.
     context = models.JSONField(_("context turns"), default=list, blank=True)
-    batch = models.ForeignKey(Batch, verbose_name=_("batch"), on_delete=models.PROTECT, related_name="dialogues")
+    # Indexed by dialogue_queue_order (batch first): a second index would cost every write of taken_count.
+    batch = models.ForeignKey(
+        Batch, verbose_name=_("batch"), on_delete=models.PROTECT, related_name="dialogues", db_index=False
+    )
     created_at = models.DateTimeField(_("created at"), default=timezone.now)
     # Ratings plus live reservations of the work queue. Kept on the row itself so that the row lock
     # taken when handing the item out also guards the quota (see annotation.queue).
@@ -86,11 +89,17 @@ class Annotation(models.Model):
         IMPORT = "import", _("JSONL import")
         SPREADSHEET = "spreadsheet", _("spreadsheet")
 
+    # No single-column indexes: (dialogue, annotator) and (annotator, created_at) below serve every lookup, and
+    # each index costs every bulk insert and delete of ratings.
     dialogue = models.ForeignKey(
-        Dialogue, verbose_name=_("dialogue"), on_delete=models.PROTECT, related_name="annotations"
+        Dialogue, verbose_name=_("dialogue"), on_delete=models.PROTECT, related_name="annotations", db_index=False
     )
     annotator = models.ForeignKey(
-        settings.AUTH_USER_MODEL, verbose_name=_("annotator"), on_delete=models.PROTECT, related_name="annotations"
+        settings.AUTH_USER_MODEL,
+        verbose_name=_("annotator"),
+        on_delete=models.PROTECT,
+        related_name="annotations",
+        db_index=False,
     )
     social_score = _score_field(_("social"))
     avoidant_score = _score_field(_("avoidant"))

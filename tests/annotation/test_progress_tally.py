@@ -138,3 +138,93 @@ def test_the_next_item_statement_reads_the_same_counts():
     assert following.progress_counts == (3, 0)
     progress = batch_progress(batch=batch, annotator=alice)
     assert (progress["done_total"], progress["done_today"]) == following.progress_counts
+
+
+def _tallies_equal_counting() -> None:
+    """Every tally row equals counting the ratings (and no group with ratings lacks one)."""
+    from collections import Counter
+
+    totals, quarters = Counter(), Counter()
+    for annotator, batch, created in Annotation.objects.values_list("annotator_id", "dialogue__batch_id", "created_at"):
+        totals[annotator, batch] += 1
+        start = created.astimezone(ZoneInfo("UTC")).replace(minute=created.minute // 15 * 15, second=0, microsecond=0)
+        quarters[annotator, batch, start] += 1
+    stored_totals = {(a, b): n for a, b, n in RatingTotal.objects.values_list("annotator_id", "batch_id", "n") if n}
+    stored_quarters = {
+        (a, b, s): n for a, b, s, n in RatingQuarter.objects.values_list("annotator_id", "batch_id", "start", "n") if n
+    }
+    assert stored_totals == dict(totals)
+    assert stored_quarters == dict(quarters)
+
+
+@on_postgresql
+def test_multi_row_statements_keep_every_tally_exact():
+    """One INSERT of 1,000 ratings, one UPDATE moving 50 dialogues, one DELETE of a batch's ratings."""
+    first, second = _batch("first", 400), _batch("second", 400)
+    annotators = [make_user(f"ann_{i}", "annotator") for i in range(3)]
+    base = datetime(2026, 3, 4, 23, 50, tzinfo=ZoneInfo("UTC"))  # the ratings span several quarter-hours and days
+    dialogues = list(Dialogue.objects.order_by("pk"))  # 800 across both batches
+    rows = [
+        _rating(dialogues[i % 800], annotators[i // 800 + (i % 2)], base + timedelta(minutes=7 * i))
+        for i in range(1_000)
+    ]
+    Annotation.objects.bulk_create(rows, batch_size=1_000)  # one INSERT statement
+    assert Annotation.objects.count() == 1_000
+    _tallies_equal_counting()
+    _assert_progress_matches_counting([first, second], annotators)
+
+    moved = list(Dialogue.objects.filter(batch=first, annotations__isnull=False).distinct().order_by("pk")[:50])
+    assert Dialogue.objects.filter(pk__in=[d.pk for d in moved]).update(batch=second) == 50  # one UPDATE
+    _tallies_equal_counting()
+    _assert_progress_matches_counting([first, second], annotators)
+
+    Annotation.objects.filter(annotator=annotators[1]).update(created_at=base)  # one UPDATE, into one quarter
+    _tallies_equal_counting()
+    newcomer = make_user("newcomer", "annotator")
+    Annotation.objects.filter(annotator=annotators[0]).update(annotator=newcomer)  # one UPDATE, another annotator
+    annotators.append(newcomer)
+    _tallies_equal_counting()
+
+    from annotation.bulk import bulk_delete
+
+    gone = bulk_delete(Annotation.objects.filter(dialogue__batch=second))  # one DELETE
+    assert gone > 50
+    _tallies_equal_counting()
+    _assert_progress_matches_counting([first, second], annotators)
+    assert not RatingTotal.objects.filter(batch=second).exclude(n=0).exists()
+
+
+@on_postgresql
+@pytest.mark.django_db(transaction=True)
+def test_two_statements_writing_the_same_tallies_at_once_both_count():
+    """Concurrent bulk inserts into the same groups, rows in opposite orders: no lost count, no deadlock."""
+    import threading
+
+    from django.db import connections
+
+    batch = _batch("race", 200)
+    annotators = [make_user(f"ann_{i}", "annotator") for i in range(3)]
+    dialogues = list(Dialogue.objects.filter(batch=batch).order_by("pk"))
+    now = timezone.now()
+    halves = [[_rating(d, a, now) for d in dialogues[0::2] for a in annotators]]
+    halves.append([_rating(d, a, now) for d in dialogues[1::2] for a in reversed(annotators)])
+    errors: list[BaseException] = []
+    start = threading.Barrier(2)
+
+    def write(rows):
+        try:
+            start.wait()
+            Annotation.objects.bulk_create(rows)  # one statement each
+        except BaseException as exc:  # reported by the main thread
+            errors.append(exc)
+        finally:
+            connections.close_all()
+
+    threads = [threading.Thread(target=write, args=(rows,)) for rows in halves]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join(timeout=60)
+    assert not errors, errors
+    assert sorted(RatingTotal.objects.filter(batch=batch).values_list("n", flat=True)) == [200, 200, 200]
+    _tallies_equal_counting()

@@ -1,0 +1,60 @@
+"""The bulk helpers: COPY's text format built by hand must store every value exactly; lookups by key lists."""
+
+from datetime import UTC, datetime
+
+import pytest
+
+from annotation.bulk import bulk_insert, existing_values, values_in
+from annotation.models import Batch, Dialogue
+
+pytestmark = pytest.mark.django_db
+
+AWKWARD = [
+    "tab\there",
+    "new\nline",
+    "carriage\rreturn",
+    "back\\slash",
+    "\\N",
+    "\\.",
+    "",
+    "引用「テスト」😀",
+    'quote "x"',
+]
+
+
+def test_bulk_insert_stores_awkward_text_exactly():
+    batch = Batch.objects.create(name="b")
+    at = datetime(2026, 1, 2, 3, 4, 5, 678901, tzinfo=UTC)
+    rows = [
+        (f"id_{i}", text, text[::-1], f'[{{"turn": -1, "speaker": "user", "text": "{i}"}}]', batch.pk, at, i)
+        for i, text in enumerate(AWKWARD)
+    ]
+    fields = ["external_id", "user_text", "response_text", "context", "batch", "created_at", "taken_count"]
+    bulk_insert(Dialogue, fields, rows)
+    stored = {d.external_id: d for d in Dialogue.objects.all()}
+    for external_id, user, response, _context, _batch, created, taken in rows:
+        found = stored[external_id]
+        assert (found.user_text, found.response_text, found.created_at, found.taken_count) == (
+            user, response, created, taken
+        )  # fmt: skip
+        assert found.context[0]["speaker"] == "user"
+
+
+def test_bulk_insert_refuses_naive_times():
+    batch = Batch.objects.create(name="b")
+    with pytest.raises(ValueError, match="naive datetime"):
+        bulk_insert(Dialogue, ["external_id", "user_text", "response_text", "context", "batch", "created_at"],
+                    [("x", "u", "r", "[]", batch.pk, datetime(2026, 1, 1))])  # fmt: skip
+
+
+def test_lookups_by_key_lists_find_exactly_the_keys():
+    batch = Batch.objects.create(name="b")
+    Dialogue.objects.bulk_create(
+        Dialogue(external_id=key, user_text="u", response_text="r", batch=batch) for key in AWKWARD if key
+    )
+    keys = [key for key in AWKWARD if key] + ["missing", 'a"b\\c']
+    found = existing_values(Dialogue, "external_id", keys, ["user_text"], chunk=3)
+    assert set(found) == {key for key in AWKWARD if key}
+    ids = sorted(Dialogue.objects.values_list("pk", flat=True))
+    rows = set(values_in(Dialogue, ("id", "external_id"), {"id": ids[:4], "batch": [batch.pk]}, chunk=2))
+    assert {pk for pk, _key in rows} == set(ids[:4])
