@@ -13,6 +13,7 @@ from annotation.models import (
     AnnotatorProfile,
     Batch,
     Dialogue,
+    DialogueRevision,
     GoldItem,
     QualificationAttempt,
     QualityFlag,
@@ -31,6 +32,26 @@ class BatchAdmin(admin.ModelAdmin):
     @admin.display(description=_("dialogues"), ordering="_dialogues")
     def dialogue_count(self, obj):
         return obj._dialogues
+
+
+@admin.register(DialogueRevision)
+class DialogueRevisionAdmin(admin.ModelAdmin):
+    """The text a dialogue had before an import changed it: history, read only."""
+
+    list_display = ["dialogue", "changed_at", "source", "ratings", "user_excerpt"]
+    search_fields = ["dialogue__external_id", "user_text", "response_text", "source"]
+    list_select_related = ["dialogue"]
+    readonly_fields = ["dialogue", "changed_at", "source", "user_text", "response_text", "context", "ratings"]
+
+    @admin.display(description=_("previous user utterance"))
+    def user_excerpt(self, obj):
+        return Truncator(obj.user_text).chars(40)
+
+    def has_add_permission(self, request):
+        return False
+
+    def has_change_permission(self, request, obj=None):
+        return False
 
 
 @admin.register(Dialogue)

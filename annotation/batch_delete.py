@@ -19,6 +19,7 @@ from annotation.models import (
     Assignment,
     Batch,
     Dialogue,
+    DialogueRevision,
     QualityFlag,
     RatingQuarter,
     RatingTotal,
@@ -31,7 +32,9 @@ HANDLED = {
     (QualityFlag, "annotation"): "deleted",
     (AnnotationEdit, "annotation"): "deleted",
     (Annotation, "dialogue"): "deleted",
+    (DialogueRevision, "dialogue"): "deleted",
     (Assignment, "dialogue"): "deleted",
+    (Assignment, "batch"): "deleted",
     (Dialogue, "batch"): "deleted",
     (RatingTotal, "batch"): "deleted",
     (RatingQuarter, "batch"): "deleted",
@@ -45,13 +48,15 @@ class BatchContents:
     ratings: int
     edits: int
     assignments: int
+    revisions: int
     flags: int
     reports: int
 
     def __str__(self) -> str:
         return (
             f"{self.dialogues} dialogues, {self.ratings} ratings, {self.edits} rating edits, "
-            f"{self.assignments} assignments, {self.flags} quality flags; {self.reports} agreement reports kept"
+            f"{self.assignments} assignments, {self.revisions} text revisions, {self.flags} quality flags; "
+            f"{self.reports} agreement reports kept"
         )
 
 
@@ -62,7 +67,8 @@ def _querysets(batch: Batch) -> dict:
         | QualityFlag.objects.filter(annotation__dialogue__batch=batch),
         "edits": AnnotationEdit.objects.filter(annotation__dialogue__batch=batch),
         "ratings": ratings,
-        "assignments": Assignment.objects.filter(dialogue__batch=batch),
+        "assignments": Assignment.objects.filter(dialogue__batch=batch) | Assignment.objects.filter(batch=batch),
+        "revisions": DialogueRevision.objects.filter(dialogue__batch=batch),
         "dialogues": Dialogue.objects.filter(batch=batch),
     }
 

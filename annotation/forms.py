@@ -25,6 +25,34 @@ def parse_rating(data) -> tuple[dict[str, int], dict[str, float]] | None:
     return scores, confidences
 
 
+class ConfidenceField(forms.TypedChoiceField):
+    """0.0 to 1.0 in steps of 0.1; "0.70" is 0.7, while 1.5, NaN or nothing get a message beside the field."""
+
+    def __init__(self, **kwargs):
+        super().__init__(
+            label=_("confidence"),
+            choices=[(c, f"{c:.1f}") for c in CONFIDENCE_CHOICES],
+            coerce=float,
+            initial=1.0,
+            error_messages={
+                "required": _("Choose a confidence from 0.0 to 1.0."),
+                "invalid_choice": _("Confidence must be one of 0.0, 0.1, …, 1.0; got %(value)s."),
+            },
+            **kwargs,
+        )
+
+    def to_python(self, value):
+        text = super().to_python(value)
+        try:
+            number = float(text)
+        except ValueError:
+            return text
+        for choice in CONFIDENCE_CHOICES:
+            if abs(number - choice) < 1e-9:
+                return str(choice)
+        return text
+
+
 class RatingForm(forms.Form):
     """Four scores (1-5, required) and four confidences (0-1, default 1.0)."""
 
@@ -38,12 +66,7 @@ class RatingForm(forms.Form):
                 widget=forms.RadioSelect,
                 error_messages={"required": _("Choose a score from 1 to 5.")},
             )
-            self.fields[f"{axis}_confidence"] = forms.TypedChoiceField(
-                label=_("confidence"),
-                choices=[(c, f"{c:.1f}") for c in CONFIDENCE_CHOICES],
-                coerce=float,
-                initial=1.0,
-            )
+            self.fields[f"{axis}_confidence"] = ConfidenceField()
 
     def scores(self) -> dict[str, int]:
         return {axis: self.cleaned_data[axis] for axis in AXES}

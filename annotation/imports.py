@@ -19,8 +19,16 @@ from django.utils import timezone
 from annotation import schema_postgresql
 from annotation.axes import AXES
 from annotation.bulk import bulk_insert, existing_values, values_in
-from annotation.models import Annotation, AnnotationEdit, AnnotatorProfile, Batch, Dialogue
-from annotation.queue import recount_taken
+from annotation.models import (
+    Annotation,
+    AnnotationEdit,
+    AnnotatorProfile,
+    Batch,
+    Dialogue,
+    DialogueRevision,
+    QualityFlag,
+)
+from annotation.queue import close_reservations_rated_elsewhere, recount_taken
 from annotation.records import (
     AnnotationRecord,
     DialogueRecord,
@@ -52,16 +60,46 @@ class ImportSummary:
         return text
 
 
+def _check_batch_name(name: str, log: ProblemLog) -> None:
+    limit = Batch._meta.get_field("name").max_length
+    if not name.strip():
+        log.add(Problem("--batch", None, "name", "the batch name is empty; give one with --batch NAME"))
+    elif len(name) > limit:
+        log.add(Problem("--batch", None, "name", f"the batch name has {len(name)} characters; at most {limit} fit"))
+
+
+def _report_files_without_records(paths, records, log: ProblemLog, *, what: str) -> None:
+    """An empty (or blank) file is a mistake, not an import of nothing."""
+    with_records = {record.file for record in records}
+    with_problems = {problem.file for problem in log.problems}
+    for path in paths:
+        if str(path) not in with_records and str(path) not in with_problems:
+            log.add(Problem(str(path), None, "$", f"no {what} in this file (it is empty or has only blank lines)"))
+
+
 def _chunks(items: Sequence, size: int = CHUNK) -> Iterable[Sequence]:
     for start in range(0, len(items), size):
         yield items[start : start + size]
 
 
 def dialogues_import(
-    *, paths: Sequence[str | Path], batch_name: str, dry_run: bool = False, update: bool = False
+    *,
+    paths: Sequence[str | Path],
+    batch_name: str,
+    dry_run: bool = False,
+    update: bool = False,
+    force_text_change: bool = False,
 ) -> ImportSummary:
+    """Store dialogues; with ``update``, replace changed ones.
+
+    The text of a dialogue that already has ratings changes only with ``force_text_change``: the
+    old text is kept (``DialogueRevision``) and each of its ratings gets a quality flag for review.
+    """
     log = ProblemLog()
-    records = load_dialogues(readable_paths(paths, log), log=log)
+    _check_batch_name(batch_name, log)
+    readable = readable_paths(paths, log)
+    records = load_dialogues(readable, log=log)
+    _report_files_without_records(readable, records, log, what="dialogues")
     existing = existing_values(
         Dialogue, "external_id", [r.id for r in records], ["id", "user_text", "response_text", "context"]
     )
@@ -86,9 +124,26 @@ def dialogues_import(
                 )
             )
     log.raise_if_any()
+    rated = _ratings_of([pk for pk, _record in changed])
+    if not force_text_change:
+        for pk, record in changed:
+            if rated.get(pk):
+                log.add(
+                    Problem(
+                        record.file,
+                        record.line,
+                        "$",
+                        f"dialogue {record.id!r} has {len(rated[pk])} rating(s) of its present text; add "
+                        "--force-text-change to change it anyway (the old text is kept and the ratings are "
+                        "flagged for review)",
+                    )
+                )
+        log.raise_if_any()
     summary.created, summary.updated = len(new), len(changed)
     if dry_run:
         return summary
+    if not new and not changed:
+        return summary  # nothing to store: no batch is created for it
     with transaction.atomic():
         batch, _ = Batch.objects.get_or_create(name=batch_name)
         now = timezone.now()
@@ -98,12 +153,57 @@ def dialogues_import(
             ["external_id", "user_text", "response_text", "context", "batch", "created_at", "taken_count"],
             ((r.id, r.user, r.response, encode(r.context), batch.pk, now, 0) for r in new),
         )
+        _keep_old_texts(changed, existing, rated, now=now)
         Dialogue.objects.bulk_update(
             [Dialogue(pk=pk, user_text=r.user, response_text=r.response, context=r.context) for pk, r in changed],
             ["user_text", "response_text", "context"],
             batch_size=INSERT_BATCH,
         )
     return summary
+
+
+def _ratings_of(dialogue_ids: list[int]) -> dict[int, list[tuple[int, int]]]:
+    """``{dialogue id: [(rating id, annotator id), ...]}`` for the dialogues that have ratings."""
+    found: dict[int, list[tuple[int, int]]] = {}
+    for pk, dialogue_id, annotator_id in values_in(
+        Annotation, ("id", "dialogue", "annotator"), {"dialogue": dialogue_ids}
+    ):
+        found.setdefault(dialogue_id, []).append((pk, annotator_id))
+    return found
+
+
+def _keep_old_texts(changed, existing: dict, rated: dict, *, now) -> None:
+    """A revision with the old text of every changed dialogue; a review flag on each rating of it."""
+    revisions, flags = [], []
+    for pk, record in changed:
+        _pk, user, response, context = existing[record.id]
+        source = f"import_dialogues {Path(record.file).name}:{record.line}"[:300]
+        ratings = rated.get(pk, [])
+        revisions.append(
+            DialogueRevision(
+                dialogue_id=pk,
+                changed_at=now,
+                source=source,
+                user_text=user,
+                response_text=response,
+                context=context,
+                ratings=len(ratings),
+            )
+        )
+        flags += [
+            QualityFlag(
+                source=QualityFlag.Source.TEXT_CHANGE,
+                kind="text_changed",
+                dialogue_id=pk,
+                annotation_id=rating_id,
+                annotator_id=annotator_id,
+                message=f"The text of {record.id} changed after this rating ({source}); check that the rating "
+                "still fits the new text, then accept or dismiss this flag.",
+            )
+            for rating_id, annotator_id in ratings
+        ]
+    DialogueRevision.objects.bulk_create(revisions, batch_size=INSERT_BATCH)
+    QualityFlag.objects.bulk_create(flags, batch_size=INSERT_BATCH)
 
 
 def _values_of(record: AnnotationRecord) -> dict:
@@ -120,7 +220,9 @@ def annotations_import(
     *, paths: Sequence[str | Path], dry_run: bool = False, update: bool = False, edited_by=None
 ) -> ImportSummary:
     log = ProblemLog()
-    records = load_annotations(readable_paths(paths, log), log=log)
+    readable = readable_paths(paths, log)
+    records = load_annotations(readable, log=log)
+    _report_files_without_records(readable, records, log, what="ratings")
 
     dialogue_pks: dict[str, int] = {}
     dialogue_pks.update(values_in(Dialogue, ("external_id", "id"), {"external_id": sorted({r.id for r in records})}))
@@ -218,6 +320,9 @@ def annotations_import(
         if connection.vendor == "postgresql":
             with connection.cursor() as cursor:
                 schema_postgresql.check_now(cursor, table=Annotation._meta.db_table)
+        # An open reservation of an item its annotator now has a rating of is closed (the queue
+        # must not hand it out again); the recount then drops its slot.
+        close_reservations_rated_elsewhere((dialogue_pks[r.id], user_pks[r.annotator_id]) for r in new)
         recount_taken(sorted({dialogue_pks[r.id] for r in new}))
         now = timezone.now()
         Annotation.objects.bulk_update(

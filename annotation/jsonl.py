@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import gc
 import json
+import re
 from collections.abc import Iterable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
@@ -70,7 +71,12 @@ class ProblemLog:
 
 
 def read_jsonl(path: str | Path) -> Iterator[tuple[int, object]]:
-    """Yield (line number, parsed JSON object) or (line number, Problem) for each non-blank line."""
+    """Yield (line number, parsed JSON object) or (line number, Problem) for each non-blank line.
+
+    Strict JSON, plus what a database or a later reader would trip over: a key given twice in one
+    object (JSON parsers keep the last silently), a lone surrogate (``"\\ud800"``: not Unicode, so
+    it cannot be stored or written out), a NUL character (PostgreSQL cannot store it in text).
+    """
     name = str(path)
     with open(path, "rb") as handle:
         for number, raw in enumerate(handle, start=1):
@@ -87,7 +93,71 @@ def read_jsonl(path: str | Path) -> Iterator[tuple[int, object]]:
             elif not isinstance(value, dict):
                 yield number, Problem(name, number, "$", f"expected a JSON object per line, got {json_type(value)}")
             else:
-                yield number, value
+                unsafe = _unsafe_text(name, number, value) if _ESCAPES.search(raw) else None
+                yield number, unsafe or _duplicate_key(name, number, raw, value) or value
+
+
+_KEY = re.compile(rb'"\s*:')
+# NUL and surrogates can only come in as escapes (raw bytes would not be valid JSON or UTF-8).
+_ESCAPES = re.compile(rb"\\u(?:0000|[dD][89a-fA-F])")
+_SURROGATE = re.compile("[\ud800-\udfff]")
+
+
+def _count_keys(value) -> int:
+    if isinstance(value, dict):
+        return len(value) + sum(_count_keys(v) for v in value.values())
+    if isinstance(value, list):
+        return sum(_count_keys(v) for v in value)
+    return 0
+
+
+def _duplicate_key(name: str, number: int, raw: bytes, value: dict) -> Problem | None:
+    """A key given twice in one object. Only lines with more key-like ``":`` than parsed keys are re-read."""
+    if len(_KEY.findall(raw)) <= _count_keys(value):
+        return None
+    found: list[str] = []
+
+    def pairs(items):
+        seen: dict = {}
+        for key, item in items:
+            if key in seen and not found:
+                found.append(key)
+            seen[key] = item
+        return seen
+
+    json.loads(raw.decode("utf-8-sig" if number == 1 else "utf-8"), object_pairs_hook=pairs)
+    if not found:
+        return None
+    return Problem(name, number, "$", f"key {found[0]!r} appears twice in one object; give each key once")
+
+
+def _unsafe_text(name: str, number: int, value) -> Problem | None:
+    """The first string (key or value) holding a lone surrogate or a NUL character, by JSON path."""
+    for path, text in _strings(value, "$"):
+        if "\x00" in text:
+            return Problem(name, number, path, "contains a NUL character (\\u0000), which cannot be stored; remove it")
+        surrogate = _SURROGATE.search(text)
+        if surrogate:
+            return Problem(
+                name,
+                number,
+                path,
+                f"contains a lone surrogate \\u{ord(surrogate[0]):04x} at character {surrogate.start() + 1}, "
+                "which is not Unicode text; write the character itself or its full surrogate pair",
+            )
+    return None
+
+
+def _strings(value, path: str):
+    if isinstance(value, str):
+        yield path, value
+    elif isinstance(value, dict):
+        for key, item in value.items():
+            yield f"{path}.{key}", key
+            yield from _strings(item, f"{path}.{key}")
+    elif isinstance(value, list):
+        for i, item in enumerate(value):
+            yield from _strings(item, f"{path}[{i}]")
 
 
 def _parse_slowly(name: str, number: int, raw: bytes):

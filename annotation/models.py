@@ -56,6 +56,28 @@ class Dialogue(models.Model):
         return {"id": self.external_id, "user": self.user_text, "response": self.response_text, "context": self.context}
 
 
+class DialogueRevision(models.Model):
+    """The text a dialogue had before an import replaced it (``import_dialogues --update``)."""
+
+    dialogue = models.ForeignKey(
+        Dialogue, verbose_name=_("dialogue"), on_delete=models.CASCADE, related_name="revisions"
+    )
+    changed_at = models.DateTimeField(_("changed at"), default=timezone.now)
+    source = models.CharField(_("source"), max_length=300, help_text=_("The file and line of the new text."))
+    user_text = models.TextField(_("previous user utterance"))
+    response_text = models.TextField(_("previous AI response"))
+    context = models.JSONField(_("previous context turns"), default=list, blank=True)
+    ratings = models.PositiveIntegerField(_("ratings at the time"), default=0)
+
+    class Meta:
+        ordering = ["-changed_at"]
+        verbose_name = _("dialogue revision")
+        verbose_name_plural = _("dialogue revisions")
+
+    def __str__(self) -> str:
+        return f"{self.dialogue_id} before {self.changed_at:%Y-%m-%d %H:%M}"
+
+
 class AnnotatorProfile(models.Model):
     """Per-annotator facts that are not about logging in."""
 
@@ -207,6 +229,7 @@ class QualityFlag(models.Model):
     class Source(models.TextChoices):
         CONSISTENCY = "consistency", _("consistency rule")
         OUTLIER = "outlier", _("outlier detection")
+        TEXT_CHANGE = "text_change", _("the rated text changed")
 
     source = models.CharField(_("source"), max_length=16, choices=Source.choices)
     kind = models.CharField(_("kind"), max_length=64, help_text=_("Rule id or outlier kind."))
@@ -251,10 +274,14 @@ class Assignment(models.Model):
         SUBMITTED = "submitted", _("submitted")
         SKIPPED = "skipped", _("skipped")
         EXPIRED = "expired", _("expired")
+        # the annotator's rating of the item arrived another way (an import, a spreadsheet) meanwhile
+        CLOSED = "closed", _("closed: rated another way")
 
     dialogue = models.ForeignKey(
         Dialogue, verbose_name=_("dialogue"), on_delete=models.CASCADE, related_name="assignments"
     )
+    # The batch whose queue handed the item out (the dialogue's batch at that time).
+    batch = models.ForeignKey(Batch, verbose_name=_("batch"), on_delete=models.CASCADE, related_name="assignments")
     annotator = models.ForeignKey(
         settings.AUTH_USER_MODEL, verbose_name=_("annotator"), on_delete=models.CASCADE, related_name="assignments"
     )
@@ -268,7 +295,13 @@ class Assignment(models.Model):
         ordering = ["-reserved_at"]
         verbose_name = _("assignment")
         verbose_name_plural = _("assignments")
-        constraints = [models.UniqueConstraint(fields=["dialogue", "annotator"], name="assignment_once_per_annotator")]
+        constraints = [
+            models.UniqueConstraint(fields=["dialogue", "annotator"], name="assignment_once_per_annotator"),
+            # however many tabs or double submits race each other
+            models.UniqueConstraint(
+                fields=["annotator", "batch"], condition=Q(status="reserved"), name="one_open_reservation_per_batch"
+            ),
+        ]
         indexes = [
             models.Index(fields=["annotator", "status"], name="assignment_annotator_status"),
             models.Index(fields=["status", "expires_at"], name="assignment_expiry"),

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from datetime import timedelta
+from enum import StrEnum
 
 from django.core.cache import cache
 from django.db import IntegrityError, connection, transaction
@@ -29,10 +30,21 @@ RESERVATION_MINUTES = 60
 CHUNK = 2_000
 
 
+class Outcome(StrEnum):
+    STORED = "stored"
+    REPEATED = "repeated"  # the same submission arrived twice: the first one is stored
+    RATED_ELSEWHERE = "rated_elsewhere"  # a rating of theirs arrived another way (import, spreadsheet): kept
+    REFUSED = "refused"  # the reservation was given back and the item has since reached its quota
+
+
 @dataclass(frozen=True)
 class Submitted:
-    annotation: Annotation
-    created: bool  # False when the same submission arrived twice
+    annotation: Annotation | None  # the stored rating (for REFUSED: None)
+    outcome: Outcome
+
+    @property
+    def created(self) -> bool:
+        return self.outcome is Outcome.STORED
 
 
 def _count_subquery(model, **filters):
@@ -77,27 +89,59 @@ def recount_taken(dialogue_ids) -> None:
         )
 
 
-def expire_reservations(*, now=None) -> int:
-    """Release reservations past their expiry; returns how many."""
+def expire_reservations(*, now=None, batch: Batch | None = None) -> int:
+    """Give back the slots of reservations past their expiry (all, or one batch's); returns how many.
+
+    Runs where it matters without a scheduler: the next-item step calls it for its batch when it
+    finds nothing free (``assignment_next``); the periodic sweep (``manage.py expire_reservations``,
+    Celery beat) keeps the counts fresh elsewhere. A late submission of an expired reservation is
+    still stored while the item's quota allows (``annotation_submit``).
+    """
     now = now or timezone.now()
+    stale = Assignment.objects.filter(status=Assignment.Status.RESERVED, expires_at__lt=now)
+    if batch is not None:
+        stale = stale.filter(batch=batch)
     released = 0
-    stale = list(
-        Assignment.objects.filter(status=Assignment.Status.RESERVED, expires_at__lt=now).values_list("pk", flat=True)[
-            :CHUNK
-        ]
-    )
-    for pk in stale:
-        with transaction.atomic():
-            assignment = Assignment.objects.select_for_update().filter(pk=pk, status=Assignment.Status.RESERVED).first()
-            if assignment is None:
-                continue
-            Dialogue.objects.filter(pk=assignment.dialogue_id, taken_count__gt=0).update(
-                taken_count=F("taken_count") - 1
-            )
-            assignment.status, assignment.finished_at = Assignment.Status.EXPIRED, now
-            assignment.save(update_fields=["status", "finished_at"])
-            released += 1
-    return released
+    while True:
+        chunk = list(stale.order_by("expires_at").values_list("pk", flat=True)[:CHUNK])
+        for pk in chunk:
+            with transaction.atomic():
+                assignment = (
+                    Assignment.objects.select_for_update().filter(pk=pk, status=Assignment.Status.RESERVED).first()
+                )
+                if assignment is None:
+                    continue
+                Dialogue.objects.filter(pk=assignment.dialogue_id, taken_count__gt=0).update(
+                    taken_count=F("taken_count") - 1
+                )
+                assignment.status, assignment.finished_at = Assignment.Status.EXPIRED, now
+                assignment.save(update_fields=["status", "finished_at"])
+                released += 1
+        if len(chunk) < CHUNK:
+            return released
+
+
+def close_reservations_rated_elsewhere(pairs) -> int:
+    """Close the open reservations of (dialogue id, annotator id) ``pairs`` that now have a rating.
+
+    For every path that stores ratings outside the queue (imports, spreadsheets): the queue must
+    not hand the item out again, and the slot held by the reservation goes back (the caller
+    recounts ``taken_count``, or the rating took no slot of its own).
+    """
+    pairs = set(pairs)
+    if not pairs:
+        return 0
+    open_ = Assignment.objects.filter(
+        status=Assignment.Status.RESERVED,
+        dialogue_id__in={d for d, _a in pairs},
+        annotator_id__in={a for _d, a in pairs},
+    ).values_list("pk", "dialogue_id", "annotator_id")
+    closing = [pk for pk, dialogue_id, annotator_id in open_ if (dialogue_id, annotator_id) in pairs]
+    for start in range(0, len(closing), CHUNK):
+        Assignment.objects.filter(pk__in=closing[start : start + CHUNK]).update(
+            status=Assignment.Status.CLOSED, finished_at=timezone.now()
+        )
+    return len(closing)
 
 
 def batch_get(batch_id: int) -> Batch | None:
@@ -110,7 +154,8 @@ def batch_get(batch_id: int) -> Batch | None:
 def current_assignment(*, batch: Batch, annotator) -> Assignment | None:
     return (
         Assignment.objects.select_related("dialogue")
-        .filter(annotator=annotator, dialogue__batch=batch, status=Assignment.Status.RESERVED)
+        .filter(annotator=annotator, batch=batch, status=Assignment.Status.RESERVED)
+        .exclude(dialogue__annotations__annotator=annotator)  # rated another way meanwhile
         .order_by("reserved_at")
         .first()
     )
@@ -137,7 +182,18 @@ def _next_candidate(*, batch: Batch, annotator_id: int) -> Dialogue | None:
 
 
 def assignment_next(*, batch: Batch, annotator) -> Assignment | None:
-    """The annotator's open reservation in ``batch``, or a new one; None when nothing is left for them."""
+    """The annotator's open reservation in ``batch``, or a new one; None when nothing is left for them.
+
+    When nothing is free, reservations of the batch past their expiry are given back and the
+    search runs once more: an abandoned reservation never keeps an item from anyone.
+    """
+    found = _next(batch=batch, annotator=annotator)
+    if found is None and expire_reservations(batch=batch):
+        found = _next(batch=batch, annotator=annotator)
+    return found
+
+
+def _next(*, batch: Batch, annotator) -> Assignment | None:
     if connection.vendor == "postgresql":
         return _next_postgresql(batch=batch, annotator=annotator)
     existing = current_assignment(batch=batch, annotator=annotator)
@@ -187,6 +243,7 @@ def _take_portable(*, batch: Batch, annotator, now) -> Assignment | None:
             with transaction.atomic():
                 assignment = Assignment.objects.create(
                     dialogue_id=dialogue.pk,
+                    batch=batch,
                     annotator=annotator,
                     reserved_at=now,
                     expires_at=now + timedelta(minutes=RESERVATION_MINUTES),
@@ -213,13 +270,33 @@ def assignment_skip(*, assignment: Assignment, reason: str = "") -> Assignment:
 def annotation_submit(
     *, assignment: Assignment, scores: dict[str, int], confidence: dict[str, float], now=None
 ) -> Submitted:
-    """Store the rating of an assigned dialogue; a repeated submission returns the stored one."""
+    """Store the rating of an assigned dialogue, keeping ``taken_count`` = ratings + open reservations.
+
+    * an open reservation: the rating is stored and takes the reservation's slot;
+    * a reservation given back (expired, skipped): stored while the item is under its quota (it
+      takes a slot again), else REFUSED;
+    * the annotator already has a rating of the item (a repeated submission, or one that arrived
+      another way): nothing is overwritten; an open reservation is closed and the item recounted.
+    """
     now = now or timezone.now()
     with transaction.atomic():
         locked = Assignment.objects.select_for_update().get(pk=assignment.pk)
         stored = Annotation.objects.filter(dialogue_id=locked.dialogue_id, annotator_id=locked.annotator_id).first()
         if stored is not None:
-            return Submitted(stored, created=False)
+            if locked.status == Assignment.Status.SUBMITTED:
+                return Submitted(stored, Outcome.REPEATED)
+            if locked.status == Assignment.Status.RESERVED:
+                locked.status, locked.finished_at = Assignment.Status.CLOSED, now
+                locked.save(update_fields=["status", "finished_at"])
+                recount_taken([locked.dialogue_id])  # the rating kept may not have been counted
+            return Submitted(stored, Outcome.RATED_ELSEWHERE)
+        if locked.status != Assignment.Status.RESERVED:
+            # Given back meanwhile: the rating takes a slot again if the quota allows.
+            quota = Batch.objects.filter(pk=locked.batch_id).values_list("annotations_per_item", flat=True).get()
+            if not Dialogue.objects.filter(pk=locked.dialogue_id, taken_count__lt=quota).update(
+                taken_count=F("taken_count") + 1
+            ):
+                return Submitted(None, Outcome.REFUSED)
         values = {f"{axis}_score": scores[axis] for axis in AXES}
         values.update({f"{axis}_confidence": confidence[axis] for axis in AXES})
         annotation = Annotation.objects.create(
@@ -231,21 +308,23 @@ def annotation_submit(
             source=Annotation.Source.WEB,
             **values,
         )
-        if locked.status != Assignment.Status.RESERVED:
-            # Expired or skipped meanwhile: the slot was given back, so the rating takes one again.
-            Dialogue.objects.filter(pk=locked.dialogue_id).update(taken_count=F("taken_count") + 1)
         locked.status, locked.finished_at = Assignment.Status.SUBMITTED, now
         locked.save(update_fields=["status", "finished_at"])
-    return Submitted(annotation, created=True)
+    return Submitted(annotation, Outcome.STORED)
 
 
 @dataclass(frozen=True)
 class Rated:
-    """What the rating page needs after a submission: the batch, the rated item's ID, new or repeated."""
+    """What the rating page needs after a submission: the batch, the rated item, what happened."""
 
     batch: Batch
     external_id: str
-    created: bool
+    outcome: Outcome
+    annotation_id: int | None = None  # the stored rating (the new one, or the one kept)
+
+    @property
+    def created(self) -> bool:
+        return self.outcome is Outcome.STORED
 
 
 def rating_submit(
@@ -253,7 +332,7 @@ def rating_submit(
 ) -> Rated | None:
     """Store ``annotator``'s rating of their assignment in ``batch_id``; None if it is not theirs there.
 
-    The same guarantees as ``annotation_submit``; on PostgreSQL in one statement (the rating page's
+    The same rules as ``annotation_submit``; on PostgreSQL in one statement (the rating page's
     hot path), elsewhere through it.
     """
     now = timezone.now()
@@ -268,17 +347,18 @@ def rating_submit(
         )
         if stored is None:
             return None
-        annotation_id, external_id, batch = stored
-        return Rated(batch, external_id, created=annotation_id is not None)
+        outcome, annotation_id, external_id, batch = stored
+        return Rated(batch, external_id, Outcome(outcome), annotation_id)
     assignment = (
-        Assignment.objects.select_related("dialogue__batch")
-        .filter(pk=assignment_id, annotator=annotator, dialogue__batch_id=batch_id)
+        Assignment.objects.select_related("dialogue", "batch")
+        .filter(pk=assignment_id, annotator=annotator, batch_id=batch_id)
         .first()
     )
     if assignment is None:
         return None
     result = annotation_submit(assignment=assignment, scores=scores, confidence=confidence, now=now)
-    return Rated(assignment.dialogue.batch, assignment.dialogue.external_id, result.created)
+    annotation_id = result.annotation.pk if result.annotation is not None else None
+    return Rated(assignment.batch, assignment.dialogue.external_id, result.outcome, annotation_id)
 
 
 BATCH_TOTALS_SECONDS = 10  # the batch-wide part of the progress bar may lag this much

@@ -5,13 +5,17 @@ needs five to eight ORM queries for that; these two statements do the same with 
 CTEs, under the same guarantees:
 
 * submit: the assignment row is locked (``FOR UPDATE``) and must belong to the annotator and the
-  batch; the rating is inserted with ``ON CONFLICT DO NOTHING`` (a repeated submission stores
-  nothing and reports the stored rating); the assignment is closed and, when its reservation had
-  already been given back (expired or skipped), the item's ``taken_count`` takes the slot again.
+  batch; the rules of ``annotation.queue.annotation_submit``: a rating of theirs already stored
+  (a repeated submission, or one that arrived another way) is kept and reported, and an open
+  reservation closed with its slot given back; a reservation given back (expired or skipped)
+  takes a slot again only while the item is under its quota (the dialogue row locked to check),
+  else the rating is refused.
 * next: the annotator's open reservation in the batch if there is one, else the item with the
   fewest ratings that they have not had, locked with ``FOR UPDATE SKIP LOCKED`` (PostgreSQL
   re-checks ``taken_count < quota`` on the newest version of a row it locks, so an item can never
   go over quota); the reservation is inserted, and only when that succeeded is the count raised.
+  A unique index allows one open reservation per annotator and batch, so racing tabs cannot
+  both reserve. An open reservation whose item the annotator rated another way is passed over.
 
 Table names come from the models' metadata; every value is a bound parameter.
 """
@@ -46,28 +50,50 @@ def submit_sql() -> str:
     batch_columns = ", ".join(f"b.{column}" for column in BATCH_COLUMNS)
     return f"""
 WITH locked AS (
-    SELECT s.id, s.dialogue_id, s.status, s.reserved_at FROM {t["assignment"]} s
-    JOIN {t["dialogue"]} d ON d.id = s.dialogue_id
-    WHERE s.id = %(assignment)s AND s.annotator_id = %(annotator)s AND d.batch_id = %(batch)s
+    SELECT s.id, s.dialogue_id, s.status, s.reserved_at, s.batch_id FROM {t["assignment"]} s
+    WHERE s.id = %(assignment)s AND s.annotator_id = %(annotator)s AND s.batch_id = %(batch)s
     FOR UPDATE OF s
+), kept AS (
+    SELECT n.id FROM {t["annotation"]} n JOIN locked ON n.dialogue_id = locked.dialogue_id
+    WHERE n.annotator_id = %(annotator)s
+), slot AS (
+    SELECT d.id FROM {t["dialogue"]} d JOIN locked ON d.id = locked.dialogue_id
+    JOIN {t["batch"]} b ON b.id = locked.batch_id
+    WHERE locked.status <> %(reserved)s AND d.taken_count < b.annotations_per_item
+    FOR UPDATE OF d
 ), inserted AS (
     INSERT INTO {t["annotation"]} (dialogue_id, annotator_id, {score_columns},
                                    created_at, updated_at, seconds_spent, source)
     SELECT dialogue_id, %(annotator)s, {score_values}, %(now)s, %(now)s,
            GREATEST(0, EXTRACT(EPOCH FROM (%(now)s - reserved_at)))::float8, %(source)s
-    FROM locked
+    FROM locked WHERE NOT EXISTS (SELECT 1 FROM kept) AND (locked.status = %(reserved)s OR EXISTS (SELECT 1 FROM slot))
     ON CONFLICT (dialogue_id, annotator_id) DO NOTHING
     RETURNING id
+), outcome AS (
+    SELECT locked.id, locked.dialogue_id, CASE
+        WHEN EXISTS (SELECT 1 FROM inserted) THEN 'stored'
+        WHEN EXISTS (SELECT 1 FROM kept) AND locked.status = %(submitted)s THEN 'repeated'
+        WHEN EXISTS (SELECT 1 FROM kept) THEN 'rated_elsewhere'
+        WHEN NOT EXISTS (SELECT 1 FROM slot) AND locked.status <> %(reserved)s THEN 'refused'
+        ELSE 'repeated' END AS name,
+        locked.status AS was
+    FROM locked
 ), finished AS (
-    UPDATE {t["assignment"]} a SET status = %(submitted)s, finished_at = %(now)s
-    FROM locked, inserted WHERE a.id = locked.id
+    UPDATE {t["assignment"]} a SET status = CASE WHEN o.name = 'stored' THEN %(submitted)s ELSE %(closed)s END,
+                                   finished_at = %(now)s
+    FROM outcome o WHERE a.id = o.id AND (o.name = 'stored' OR (o.name = 'rated_elsewhere' AND o.was = %(reserved)s))
 ), recounted AS (
-    UPDATE {t["dialogue"]} d SET taken_count = d.taken_count + 1
-    FROM locked, inserted WHERE d.id = locked.dialogue_id AND locked.status <> %(reserved)s
+    -- a given-back reservation's rating takes a slot again; closing a reservation recounts the item
+    -- (the rating kept may or may not have been counted, depending on how it arrived)
+    UPDATE {t["dialogue"]} d SET taken_count = CASE WHEN o.name = 'stored' THEN d.taken_count + 1 ELSE
+        (SELECT count(*) FROM {t["annotation"]} n WHERE n.dialogue_id = d.id)
+        + (SELECT count(*) FROM {t["assignment"]} s
+           WHERE s.dialogue_id = d.id AND s.status = %(reserved)s AND s.id <> o.id) END
+    FROM outcome o WHERE d.id = o.dialogue_id
+    AND ((o.name = 'stored' AND o.was <> %(reserved)s) OR (o.name = 'rated_elsewhere' AND o.was = %(reserved)s))
 )
-SELECT inserted.id, d.external_id, {batch_columns}
-FROM locked JOIN {t["dialogue"]} d ON d.id = locked.dialogue_id JOIN {t["batch"]} b ON b.id = d.batch_id
-LEFT JOIN inserted ON TRUE
+SELECT outcome.name, COALESCE((SELECT id FROM inserted), (SELECT id FROM kept)), d.external_id, {batch_columns}
+FROM outcome JOIN {t["dialogue"]} d ON d.id = outcome.dialogue_id JOIN {t["batch"]} b ON b.id = %(batch)s
 """  # noqa: S608 - table and column names from model metadata only
 
 
@@ -80,7 +106,9 @@ def next_sql() -> str:
 WITH existing AS (
     SELECT s.id AS assignment_id, s.reserved_at, s.expires_at, {d_columns}
     FROM {t["assignment"]} s JOIN {t["dialogue"]} d ON d.id = s.dialogue_id
-    WHERE s.annotator_id = %(annotator)s AND s.status = %(reserved)s AND d.batch_id = %(batch)s
+    WHERE s.annotator_id = %(annotator)s AND s.status = %(reserved)s AND s.batch_id = %(batch)s
+    AND NOT EXISTS (SELECT 1 FROM {t["annotation"]} n                  -- rated another way meanwhile
+                    WHERE n.dialogue_id = s.dialogue_id AND n.annotator_id = %(annotator)s)
     ORDER BY s.reserved_at LIMIT 1
 ), picked AS (
     SELECT d.id FROM {t["dialogue"]} d
@@ -91,9 +119,9 @@ WITH existing AS (
                     WHERE n.dialogue_id = d.id AND n.annotator_id = %(annotator)s OFFSET 0)
     ORDER BY d.taken_count, d.id LIMIT 1 FOR UPDATE OF d SKIP LOCKED
 ), reserved AS (
-    INSERT INTO {t["assignment"]} (dialogue_id, annotator_id, status, reserved_at, expires_at, skip_reason)
-    SELECT id, %(annotator)s, %(reserved)s, %(now)s, %(expires)s, '' FROM picked
-    ON CONFLICT (dialogue_id, annotator_id) DO NOTHING
+    INSERT INTO {t["assignment"]} (dialogue_id, batch_id, annotator_id, status, reserved_at, expires_at, skip_reason)
+    SELECT id, %(batch)s, %(annotator)s, %(reserved)s, %(now)s, %(expires)s, '' FROM picked
+    ON CONFLICT DO NOTHING  -- this item already, or another open reservation in the batch (a racing tab)
     RETURNING id, dialogue_id
 ), taken AS (
     UPDATE {t["dialogue"]} d SET taken_count = d.taken_count + 1 FROM reserved
@@ -112,9 +140,10 @@ SELECT found.*, mine.* FROM found, ({tally_postgresql.PROGRESS_SQL}) AS mine
 
 
 def submit(*, batch_id: int, assignment_id: int, annotator_id: int, scores, confidence, now: datetime):
-    """Store a rating in one statement: ``(annotation id or None if already stored, external id, Batch)``.
+    """Store a rating in one statement: ``(outcome, annotation id or None, external id, Batch)``.
 
-    None when the assignment does not exist or is not this annotator's in this batch.
+    The outcome is one of ``annotation.queue.Outcome``'s values; the annotation is the new rating
+    or the one kept. None when the assignment does not exist or is not this annotator's in this batch.
     """
     params = {
         "assignment": assignment_id,
@@ -123,6 +152,7 @@ def submit(*, batch_id: int, assignment_id: int, annotator_id: int, scores, conf
         "now": now,
         "source": Annotation.Source.WEB.value,
         "submitted": Assignment.Status.SUBMITTED.value,
+        "closed": Assignment.Status.CLOSED.value,
         "reserved": RESERVED,
     }
     for axis in AXES:
@@ -130,8 +160,8 @@ def submit(*, batch_id: int, assignment_id: int, annotator_id: int, scores, conf
     row = fetch(submit_sql(), params, one=True)
     if row is None:
         return None
-    annotation_id, external_id, *batch_values = row
-    return annotation_id, external_id, instance_from_row(Batch, batch_values, using=connection.alias)
+    outcome, annotation_id, external_id, *batch_values = row
+    return outcome, annotation_id, external_id, instance_from_row(Batch, batch_values, using=connection.alias)
 
 
 @cache

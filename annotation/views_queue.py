@@ -13,15 +13,26 @@ from django.db.models import Count, Q
 from django.http import Http404
 from django.shortcuts import get_object_or_404, redirect, render
 from django.urls import reverse
+from django.utils import timezone
+from django.utils.formats import date_format
 from django.utils.functional import SimpleLazyObject
+from django.utils.html import format_html
 from django.utils.translation import gettext as _
 from django.views.decorators.http import require_GET, require_http_methods, require_POST
 
 from annotation.axes import AXES, MIN_CONFIDENCE
 from annotation.forms import RatingForm, SkipForm, parse_rating
 from annotation.models import Annotation, Assignment, Batch
-from annotation.queue import assignment_next, assignment_skip, batch_get, batch_progress, rating_submit
-from annotation.scale import axes_info
+from annotation.queue import (
+    Outcome,
+    Rated,
+    assignment_next,
+    assignment_skip,
+    batch_get,
+    batch_progress,
+    rating_submit,
+)
+from annotation.scale import AXIS_NAMES, axes_info
 from annotation.services import annotation_update
 from annotation.training import qualification_required
 from core.permissions import annotator_required
@@ -86,11 +97,11 @@ def rate(request, batch_id: int):
 
 def _own_assignment(request, batch_id: int, assignment_id: int) -> tuple[Batch, Assignment]:
     assignment = get_object_or_404(
-        Assignment.objects.select_related("dialogue__batch"), pk=assignment_id, dialogue__batch_id=batch_id
+        Assignment.objects.select_related("dialogue", "batch"), pk=assignment_id, batch_id=batch_id
     )
     if assignment.annotator_id != request.user.id:
         raise Http404  # another annotator's work is not visible (blind annotation)
-    return assignment.dialogue.batch, assignment
+    return assignment.batch, assignment
 
 
 @annotator_required
@@ -99,19 +110,19 @@ def _own_assignment(request, batch_id: int, assignment_id: int) -> tuple[Batch, 
 def submit(request, batch_id: int, assignment_id: int):
     rating = parse_rating(request.POST)
     if rating is None:
-        # Shown again with the entered values and the errors inline; nothing is lost.
-        batch, assignment = _own_assignment(request, batch_id, assignment_id)
         form = RatingForm(request.POST)
-        form.full_clean()
-        return _workspace(request, batch, form=form, assignment=assignment)
+        if not form.is_valid():
+            # Shown again with the entered values and the errors beside the fields; nothing is lost.
+            batch, assignment = _own_assignment(request, batch_id, assignment_id)
+            return _workspace(request, batch, form=form, assignment=assignment)
+        rating = form.scores(), form.confidences()  # accepted in a form the fast parser does not take ("0.70")
     scores, confidences = rating
     rated = rating_submit(
         batch_id=batch_id, assignment_id=assignment_id, annotator=request.user, scores=scores, confidence=confidences
     )
     if rated is None:
         raise Http404  # no such assignment, or another annotator's (blind annotation)
-    if rated.created:
-        messages.success(request, _("Saved rating of %(id)s.") % {"id": rated.external_id})
+    _tell(request, rated, scores, confidences)
     if not request.htmx:
         return redirect("annotation:rate", batch_id=rated.batch.pk)
     # The rating is stored; finding the next item is a separate step whose failure cannot undo it
@@ -123,6 +134,43 @@ def submit(request, batch_id: int, assignment_id: int):
     except DatabaseError:
         logger.exception("next item for %s in batch %s failed after a stored rating", request.user, rated.batch)
     return _workspace(request, rated.batch, assignment=following)
+
+
+def _values_text(scores: dict, confidences: dict) -> str:
+    return "、".join(
+        _("%(axis)s %(score)s (confidence %(confidence).1f)")
+        % {"axis": AXIS_NAMES[axis], "score": scores[axis], "confidence": confidences[axis]}
+        for axis in AXES
+    )
+
+
+def _tell(request, rated: Rated, scores: dict, confidences: dict) -> None:
+    """The message after a submission: stored, kept as it was (with the way to edit it), or refused."""
+    item = rated.external_id
+    if rated.outcome is Outcome.STORED:
+        messages.success(request, _("Saved rating of %(id)s.") % {"id": item})
+    elif rated.outcome is Outcome.RATED_ELSEWHERE:
+        stored = Annotation.objects.get(pk=rated.annotation_id)
+        text = _(
+            "You already have a stored rating of %(id)s (%(source)s, %(date)s): %(values)s. "
+            "It was kept and this submission was not stored."
+        ) % {
+            "id": item,
+            "source": stored.get_source_display(),
+            "date": date_format(timezone.localtime(stored.updated_at), "SHORT_DATETIME_FORMAT"),
+            "values": _values_text(stored.scores, stored.confidences),
+        }
+        link = reverse("annotation:edit", args=[stored.pk])
+        messages.warning(request, format_html('{} <a href="{}">{}</a>', text, link, _("Edit that rating")))
+    elif rated.outcome is Outcome.REFUSED:
+        messages.error(
+            request,
+            _(
+                "Your reservation of %(id)s had expired and the item has since received all the ratings it "
+                "needs, so your rating was not stored: %(values)s."
+            )
+            % {"id": item, "values": _values_text(scores, confidences)},
+        )
 
 
 @annotator_required

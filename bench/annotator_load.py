@@ -246,7 +246,7 @@ def percentile(values: list[float], q: float) -> float:
 
 
 def prepare(database_url: str, n_items: int, n_annotators: int) -> int:
-    os.environ.update({"DATABASE_URL": database_url, "DEBUG": "0", "SECRET_KEY": "bench-only"})
+    os.environ.update({"DATABASE_URL": database_url, "DEBUG": "0", "SECRET_KEY": "bench-only-" + "0" * 32})
     os.environ.setdefault("DJANGO_SETTINGS_MODULE", "config.settings")
     import django
 
@@ -313,7 +313,7 @@ def main() -> int:
             **os.environ,
             "DATABASE_URL": database_url,
             "DEBUG": "0",
-            "SECRET_KEY": "bench-only",
+            "SECRET_KEY": "bench-only-" + "0" * 32,
             "SECURE_COOKIES": "0",
             "LOG_LEVEL": "WARNING",
             "VAR_DIR": var,

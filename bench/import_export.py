@@ -113,7 +113,13 @@ def measure(dialogues: Path, ratings: Path, repeats: int) -> dict:
 
 
 def run_backend(name: str, database_url: str, dialogues: Path, ratings: Path, repeats: int, var: Path) -> dict:
-    env = {**os.environ, "DATABASE_URL": database_url, "DEBUG": "0", "SECRET_KEY": "bench", "VAR_DIR": str(var)}
+    env = {
+        **os.environ,
+        "DATABASE_URL": database_url,
+        "DEBUG": "0",
+        "SECRET_KEY": "bench-only-" + "0" * 32,
+        "VAR_DIR": str(var),
+    }
     env["DJANGO_SETTINGS_MODULE"] = "config.settings"
     args = f"Path({str(dialogues)!r}), Path({str(ratings)!r}), {repeats}"
     code = (

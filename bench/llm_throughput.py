@@ -53,7 +53,7 @@ def main() -> int:
             "DATABASE_URL": database_url,
             "VAR_DIR": var,
             "DEBUG": "0",
-            "SECRET_KEY": "bench-only",
+            "SECRET_KEY": "bench-only-" + "0" * 32,
             "LOG_LEVEL": "WARNING",
             "LLM_BASE_URL": server.base_url,
             "LLM_API_KEY": "sk-bench",

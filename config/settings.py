@@ -7,9 +7,12 @@ PostgreSQL and Redis. The README's configuration table documents every variable 
 
 from __future__ import annotations
 
+import os
+from datetime import timedelta
 from pathlib import Path
 
 import dj_database_url
+from csp.constants import NONE, SELF
 from django.core.exceptions import ImproperlyConfigured
 from django.utils.translation import gettext_lazy as _
 
@@ -27,6 +30,19 @@ from config.env import (
 BASE_DIR = Path(__file__).resolve().parent.parent
 VAR_DIR = Path(env_str("VAR_DIR", str(BASE_DIR / "var")))
 
+
+def _private(path: Path, *, mode: int) -> None:
+    """Only the owner may read what the app keeps under var/ (database, broker queue, demo passwords)."""
+    try:
+        if path.stat().st_uid == os.getuid():  # a shared folder given as VAR_DIR is left as it is
+            path.chmod(mode)
+    except OSError:
+        pass
+
+
+VAR_DIR.mkdir(parents=True, exist_ok=True)
+_private(VAR_DIR, mode=0o700)
+
 try:
     DEBUG = env_bool("DEBUG", False)
 
@@ -38,6 +54,11 @@ try:
                 "(set DEBUG=1 for local development, or export a long random SECRET_KEY)."
             )
         SECRET_KEY = "django-insecure-local-development-only"  # noqa: S105 - DEBUG only
+    elif not DEBUG and len("".join(SECRET_KEY.split())) < 32:
+        raise ImproperlyConfigured(
+            "SECRET_KEY must hold at least 32 characters other than spaces when DEBUG is off; generate one with "
+            "python -c 'import secrets; print(secrets.token_urlsafe(50))'"
+        )
 
     ALLOWED_HOSTS = env_list("ALLOWED_HOSTS", ["localhost", "127.0.0.1", "[::1]"])
     CSRF_TRUSTED_ORIGINS = env_list("CSRF_TRUSTED_ORIGINS", [])
@@ -57,6 +78,9 @@ try:
         if not _path.is_absolute():
             _path = BASE_DIR / _path
         _path.parent.mkdir(parents=True, exist_ok=True)
+        if not _path.exists():  # an empty file is an empty SQLite database; SQLite gives -wal/-shm its mode
+            _path.touch(mode=0o600)
+        _private(_path, mode=0o600)
         _db["NAME"] = str(_path)
         _db["CONN_MAX_AGE"] = 0
         # WAL lets the web server and the worker read while one of them writes; IMMEDIATE
@@ -94,6 +118,10 @@ try:
     CELERY_BROKER_CONNECTION_RETRY_ON_STARTUP = True
     CELERY_WORKER_HIJACK_ROOT_LOGGER = False
     CELERY_TASK_DEFAULT_QUEUE = env_str("CELERY_QUEUE", "jaiml")
+    CELERY_BEAT_SCHEDULE = {
+        "expire-reservations": {"task": "annotation.expire_reservations", "schedule": 300.0},
+    }
+    CELERY_BEAT_SCHEDULE_FILENAME = str(VAR_DIR / "celerybeat-schedule")
 
     # --- LLM endpoint (used only through the llm app) -------------------------------------
     LLM_BASE_URL = env_str("LLM_BASE_URL")
@@ -128,12 +156,17 @@ try:
     if env_bool("SECURE_PROXY_SSL_HEADER", False):
         SECURE_PROXY_SSL_HEADER = ("HTTP_X_FORWARDED_PROTO", "https")
     LOG_LEVEL = env_str("LOG_LEVEL", "INFO").upper()
+    AXES_FAILURE_LIMIT = env_int("AXES_FAILURE_LIMIT", 5, minimum=1)
+    _axes_cooloff_minutes = env_int("AXES_COOLOFF_MINUTES", 15, minimum=1)
 except ImproperlyConfiguredError as exc:
     raise ImproperlyConfigured(str(exc)) from None
 
 SESSION_COOKIE_HTTPONLY = True
 SESSION_ENGINE = "core.sessions"  # Django's database sessions, read with one plain SQL statement
-AUTHENTICATION_BACKENDS = ["core.auth_backends.RoleLoadingModelBackend"]  # user and roles in one query
+AUTHENTICATION_BACKENDS = [
+    "axes.backends.AxesStandaloneBackend",  # refuses a locked-out username + address before the password is checked
+    "core.auth_backends.RoleLoadingModelBackend",  # user and roles in one query
+]
 # The CSRF token reaches HTMX through the page (hx-headers), so JavaScript never reads the cookie.
 CSRF_COOKIE_HTTPONLY = True
 SESSION_COOKIE_SAMESITE = "Lax"
@@ -152,6 +185,7 @@ INSTALLED_APPS = [
     "django.contrib.staticfiles",
     "template_partials",
     "django_htmx",
+    "axes",
     "rest_framework",
     "drf_spectacular",
     "core",
@@ -173,6 +207,9 @@ MIDDLEWARE = [
     "django.contrib.messages.middleware.MessageMiddleware",
     "django.middleware.clickjacking.XFrameOptionsMiddleware",
     "django_htmx.middleware.HtmxMiddleware",
+    "core.middleware.PrivatePagesMiddleware",
+    "csp.middleware.CSPMiddleware",
+    "axes.middleware.AxesMiddleware",  # last: answers a locked-out login with the lockout page
 ]
 
 ROOT_URLCONF = "config.urls"
@@ -207,6 +244,35 @@ LOGIN_URL = "login"
 LOGIN_REDIRECT_URL = "home"
 LOGOUT_REDIRECT_URL = "login"
 
+# --- login throttling (django-axes) ----------------------------------------------------------
+# After AXES_FAILURE_LIMIT wrong passwords for one username from one address (on /login/ and
+# /admin/login/ alike) that pair is locked out for AXES_COOLOFF_MINUTES; an admin unlocks it by
+# deleting its access attempt in Django admin (or `manage.py axes_reset_username NAME`).
+AXES_COOLOFF_TIME = timedelta(minutes=_axes_cooloff_minutes)
+AXES_LOCKOUT_PARAMETERS = [["username", "ip_address"]]
+AXES_RESET_ON_SUCCESS = True
+AXES_LOCKOUT_CALLABLE = "core.lockout.lockout_response"  # the page in the user's language, with the wait
+AXES_VERBOSE = False
+AXES_SENSITIVE_PARAMETERS = ["password"]
+
+# --- Content-Security-Policy (django-csp) -------------------------------------------------------
+# Scripts and styles only from this site's own files: no inline script, handler or style attribute
+# (the templates put data in data-* attributes and static/js reads them).
+CONTENT_SECURITY_POLICY = {
+    "DIRECTIVES": {
+        "default-src": [SELF],
+        "script-src": [SELF],
+        "style-src": [SELF],
+        "img-src": [SELF, "data:"],
+        "font-src": [SELF],
+        "connect-src": [SELF],
+        "object-src": [NONE],
+        "base-uri": [SELF],
+        "form-action": [SELF],
+        "frame-ancestors": [NONE],
+    }
+}
+
 # --- internationalisation -------------------------------------------------------------------
 LANGUAGE_CODE = "ja"
 LANGUAGES = [("ja", _("Japanese")), ("en", _("English"))]
@@ -230,7 +296,7 @@ WHITENOISE_AUTOREFRESH = DEBUG
 
 # --- REST API -------------------------------------------------------------------------------
 REST_FRAMEWORK = {
-    "DEFAULT_AUTHENTICATION_CLASSES": ["rest_framework.authentication.SessionAuthentication"],
+    "DEFAULT_AUTHENTICATION_CLASSES": ["core.api_auth.SessionAuthenticationWithChallenge"],
     "DEFAULT_PERMISSION_CLASSES": ["rest_framework.permissions.IsAuthenticated"],
     "DEFAULT_RENDERER_CLASSES": ["rest_framework.renderers.JSONRenderer"],
     "DEFAULT_SCHEMA_CLASS": "drf_spectacular.openapi.AutoSchema",
@@ -244,6 +310,9 @@ SPECTACULAR_SETTINGS = {
 }
 
 # --- logging --------------------------------------------------------------------------------
+# Debug pages mask URLs with credentials too (DATABASE_URL, CELERY_BROKER_URL, LLM_BASE_URL, ...).
+DEFAULT_EXCEPTION_REPORTER_FILTER = "core.redaction.SecretsExceptionReporterFilter"
+
 LOGGING = {
     "version": 1,
     "disable_existing_loggers": False,
@@ -258,5 +327,6 @@ LOGGING = {
     },
     "root": {"handlers": ["console"], "level": LOG_LEVEL},
     # The llm logger records every attempt; httpx would repeat each request at INFO.
-    "loggers": {"django.db.backends": {"level": "INFO"}, "httpx": {"level": "WARNING"}},
+    # axes logs every successful login at INFO; lockouts come at WARNING.
+    "loggers": {"django.db.backends": {"level": "INFO"}, "httpx": {"level": "WARNING"}, "axes": {"level": "WARNING"}},
 }

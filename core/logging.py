@@ -3,9 +3,10 @@
 from __future__ import annotations
 
 import logging
-from urllib.parse import urlsplit
 
-REDACTED = "[redacted]"
+from core.redaction import configured_secrets, redact
+
+_cache: dict[str, list[str]] = {}
 
 
 def _configured_secrets() -> list[str]:
@@ -13,30 +14,25 @@ def _configured_secrets() -> list[str]:
 
     if not settings.configured:
         return []
-    values = [settings.SECRET_KEY, getattr(settings, "LLM_API_KEY", "")]
-    for url in (getattr(settings, "DATABASE_URL", ""), getattr(settings, "CELERY_BROKER_URL", "")):
-        password = urlsplit(url).password if url else None
-        if password:
-            values.append(password)
-    # Short values would redact ordinary words; real secrets are long.
-    return [value for value in values if value and len(value) >= 6]
+    names = ("SECRET_KEY", "LLM_API_KEY", "LLM_BASE_URL", "DATABASE_URL", "CELERY_BROKER_URL")
+    key = repr([id(settings._wrapped), *(getattr(settings, name, "") for name in names)])
+    cached = _cache.get(key)
+    if cached is None:
+        _cache.clear()
+        cached = _cache[key] = configured_secrets(settings)
+    return cached
 
 
 class RedactSecretsFilter(logging.Filter):
     def filter(self, record: logging.LogRecord) -> bool:
         secrets = _configured_secrets()
-        if not secrets:
-            return True
         message = record.getMessage()
-        redacted = message
-        for secret in secrets:
-            redacted = redacted.replace(secret, REDACTED)
+        redacted = redact(message, secrets)
         if redacted != message:
             record.msg, record.args = redacted, None
         if record.exc_info and record.exc_info[1] is not None:
             text = logging.Formatter().formatException(record.exc_info)
-            if any(secret in text for secret in secrets):
-                for secret in secrets:
-                    text = text.replace(secret, REDACTED)
-                record.exc_text, record.exc_info = text, None
+            cleaned = redact(text, secrets)
+            if cleaned != text:
+                record.exc_text, record.exc_info = cleaned, None
         return True

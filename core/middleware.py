@@ -8,6 +8,8 @@ from django.http import JsonResponse
 from django.utils import translation
 from django.utils.cache import patch_vary_headers
 
+from core.api_auth import SessionAuthenticationWithChallenge
+
 
 class LoginRequiredMiddleware(DjangoLoginRequiredMiddleware):
     """Every view needs a login unless decorated with ``login_not_required``.
@@ -17,7 +19,9 @@ class LoginRequiredMiddleware(DjangoLoginRequiredMiddleware):
 
     def handle_no_permission(self, request, view_func):
         if request.path.startswith("/api/"):
-            return JsonResponse({"detail": "Authentication credentials were not provided."}, status=401)
+            response = JsonResponse({"detail": "Authentication credentials were not provided."}, status=401)
+            response["WWW-Authenticate"] = SessionAuthenticationWithChallenge().authenticate_header(request)
+            return response
         return super().handle_no_permission(request, view_func)
 
 
@@ -40,4 +44,21 @@ class CookieLocaleMiddleware:
         response = self.get_response(request)
         response.headers.setdefault("Content-Language", language)
         patch_vary_headers(response, ("Cookie",))
+        return response
+
+
+class PrivatePagesMiddleware:
+    """Pages for a logged-in user are theirs alone: ``Cache-Control: private, no-store``.
+
+    No shared cache keeps them, and the browser's back button after logging out shows no one's data.
+    """
+
+    def __init__(self, get_response):
+        self.get_response = get_response
+
+    def __call__(self, request):
+        response = self.get_response(request)
+        user = getattr(request, "user", None)
+        if user is not None and user.is_authenticated and "Cache-Control" not in response.headers:
+            response.headers["Cache-Control"] = "private, no-store"
         return response

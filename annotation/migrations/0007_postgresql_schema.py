@@ -4,11 +4,20 @@ from django.db import migrations
 
 from annotation import schema_postgresql
 
+# The foreign keys there were when this migration was written (0009 adds the later ones).
+ACTIONS = {
+    ("annotation_annotationedit", "annotation_id"): "CASCADE",
+    ("annotation_qualityflag", "annotation_id"): "CASCADE",
+    ("annotation_qualityflag", "dialogue_id"): "CASCADE",
+    ("annotation_assignment", "dialogue_id"): "CASCADE",
+    ("annotation_annotation", "dialogue_id"): "RESTRICT",
+}
+
 
 def forwards(apps, schema_editor):
     if schema_editor.connection.vendor == "postgresql":
         with schema_editor.connection.cursor() as cursor:
-            schema_postgresql.apply(cursor)
+            schema_postgresql.apply(cursor, actions=ACTIONS)
             schema_postgresql.drop_pattern_index(cursor)
 
 
@@ -16,7 +25,7 @@ def backwards(apps, schema_editor):
     if schema_editor.connection.vendor == "postgresql":
         with schema_editor.connection.cursor() as cursor:
             schema_postgresql.create_pattern_index(cursor)
-            schema_postgresql.apply(cursor, actions=dict.fromkeys(schema_postgresql.ACTIONS, "NO ACTION"))
+            schema_postgresql.apply(cursor, actions=dict.fromkeys(ACTIONS, "NO ACTION"))
 
 
 class Migration(migrations.Migration):

@@ -90,24 +90,35 @@ def test_next_after_submit_hands_out_a_new_item_and_returns_an_open_reservation_
     assert second.dialogue.context == [] and second.dialogue.batch_id == batch.pk
 
 
+def _rating(score: str | None, confidence: str | None) -> dict:
+    data = {a: score for a in SCORES} if score is not None else {}
+    return data | ({f"{a}_confidence": confidence for a in SCORES} if confidence is not None else {})
+
+
 @pytest.mark.parametrize(
-    "data",
+    ("data", "valid"),
     [
-        {},
-        {"social": "1"},
-        {**{a: "3" for a in SCORES}, **{f"{a}_confidence": "1.0" for a in SCORES}},
-        {**{a: "3" for a in SCORES}, **{f"{a}_confidence": "1" for a in SCORES}},
-        {**{a: "6" for a in SCORES}, **{f"{a}_confidence": "1.0" for a in SCORES}},
-        {**{a: " 3" for a in SCORES}, **{f"{a}_confidence": "0.7" for a in SCORES}},
-        {**{a: "5" for a in SCORES}, **{f"{a}_confidence": "0.0" for a in SCORES}},
-        {**{a: "2" for a in SCORES}, **{f"{a}_confidence": "0.05" for a in SCORES}},
-        {**{a: "2" for a in SCORES}},
-        {**{a: "3.0" for a in SCORES}, **{f"{a}_confidence": "0.5" for a in SCORES}},
+        ({}, False),
+        ({"social": "1"}, False),
+        (_rating("3", "1.0"), True),
+        (_rating("3", "1"), True),  # the form reads numbers: "1" is 1.0 ...
+        (_rating("3", "0.70"), True),  # ... and "0.70" is 0.7
+        (_rating("6", "1.0"), False),
+        (_rating(" 3", "0.7"), False),
+        (_rating("5", "0.0"), True),
+        (_rating("2", "0.05"), False),
+        (_rating("2", "1.5"), False),
+        (_rating("2", "nan"), False),
+        (_rating("2", None), False),
+        (_rating("3.0", "0.5"), False),
     ],
 )
-def test_the_fast_parser_accepts_exactly_what_the_form_accepts(data):
+def test_what_the_fast_parser_accepts_the_form_accepts_with_the_same_values(data, valid):
+    """The view falls back to the form when the parser declines ("0.70"): never the other way round."""
     form = RatingForm(data)
+    assert form.is_valid() == valid, form.errors
     parsed = parse_rating(data)
-    assert (parsed is not None) == form.is_valid()
     if parsed is not None:
-        assert parsed == (form.scores(), form.confidences())
+        assert valid and parsed == (form.scores(), form.confidences())
+    if valid:
+        assert set(form.confidences().values()) <= {0.0, 0.7, 1.0}

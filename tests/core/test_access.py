@@ -38,7 +38,7 @@ def test_every_non_public_url_redirects_anonymous_users_to_login_or_refuses_the_
         url = _concrete(route)
         response = client.get(url)
         if url.startswith("/api/"):
-            assert response.status_code in (401, 403), url
+            assert response.status_code == 401, url
         elif url.startswith("/admin/"):
             assert response.status_code in (302, 404), url
             if response.status_code == 302:
@@ -122,3 +122,12 @@ def test_login_with_wrong_password_shows_error(client, annotator):
     response = client.post("/login/", {"username": "ann_001", "password": "wrong"})
     assert response.status_code == 200
     assert "ユーザー名とパスワードが一致しません" in response.content.decode()
+
+
+@pytest.mark.django_db
+@pytest.mark.parametrize("method", ["get", "post"])
+def test_api_answers_anonymous_requests_with_401_and_a_challenge(client, method):
+    for url in ("/api/v1/me/", "/api/schema/"):
+        response = getattr(client, method)(url)
+        assert response.status_code == 401, url
+        assert response["WWW-Authenticate"] == 'Session realm="api", login="/login/"'

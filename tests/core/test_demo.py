@@ -17,6 +17,13 @@ def demo_mode(settings, db):
     credentials_path().unlink(missing_ok=True)
 
 
+def _login_request():
+    """Logins go through django-axes, which needs the request (its address)."""
+    from django.test import RequestFactory
+
+    return RequestFactory().post("/login/")
+
+
 def test_load_demo_creates_the_four_accounts_and_prints_their_passwords(demo_mode, capsys):
     call_command("load_demo")
     out = capsys.readouterr().out
@@ -24,7 +31,7 @@ def test_load_demo_creates_the_four_accounts_and_prints_their_passwords(demo_mod
     assert set(credentials) == {"admin", "researcher", "annotator1", "annotator2"}
     for username, password in credentials.items():
         assert f"{username}" in out and password in out
-        assert authenticate(username=username, password=password) is not None
+        assert authenticate(_login_request(), username=username, password=password) is not None
     assert user_roles(User.objects.get(username="annotator1")) == {"annotator"}
     assert user_roles(User.objects.get(username="researcher")) == {"researcher"}
     assert User.objects.get(username="admin").is_superuser
@@ -44,7 +51,7 @@ def test_load_demo_resets_passwords_when_the_credentials_file_was_lost(demo_mode
     credentials_path().unlink()
     call_command("load_demo")
     credentials = json.loads(credentials_path().read_text())
-    assert authenticate(username="annotator2", password=credentials["annotator2"]) is not None
+    assert authenticate(_login_request(), username="annotator2", password=credentials["annotator2"]) is not None
 
 
 def test_load_demo_refuses_when_debug_is_off(settings, db):

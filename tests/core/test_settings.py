@@ -62,3 +62,29 @@ def test_embedded_defaults_are_sqlite_and_filesystem_broker(tmp_path):
     assert done.returncode == 0, done.stderr
     assert done.stdout.split() == ["django.db.backends.sqlite3", "filesystem://", "False"]
     assert (tmp_path / "celery" / "queue").is_dir()
+
+
+def test_a_short_or_blank_secret_key_is_refused_when_debug_is_off():
+    for key in (" ", "x" * 31, "short key with spaces in it  ....."):
+        done = _settings_in_subprocess("print(1)", SECRET_KEY=key)
+        assert done.returncode != 0, key
+        assert "at least 32 characters other than spaces" in done.stderr
+    done = _settings_in_subprocess("print(1)", SECRET_KEY="k" * 32)
+    assert done.returncode == 0, done.stderr
+
+
+def test_var_folder_and_sqlite_database_are_private(tmp_path):
+    var = tmp_path / "var"
+    var.mkdir(mode=0o755)
+    done = _settings_in_subprocess(
+        "from django.db import connection; connection.ensure_connection(); "
+        "connection.cursor().execute('CREATE TABLE t (x)'); print(settings.DATABASES['default']['NAME'])",
+        DEBUG="1",
+        VAR_DIR=str(var),
+    )
+    assert done.returncode == 0, done.stderr
+    database = Path(done.stdout.strip())
+    assert database.parent == var
+    assert var.stat().st_mode & 0o777 == 0o700
+    for path in var.glob("db.sqlite3*"):  # the database and SQLite's -wal/-shm files
+        assert path.stat().st_mode & 0o077 == 0, path

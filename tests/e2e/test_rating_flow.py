@@ -26,13 +26,20 @@ def _current_item(page) -> str:
     return page.locator("[data-item-id]").inner_text()
 
 
+def _wait_for_another_item(page, item: str) -> None:
+    """Until the next item is shown (a built-in matcher: evaluating a string would break the page's CSP)."""
+    from playwright.sync_api import expect
+
+    expect(page.locator("[data-item-id]")).not_to_have_text(item)
+
+
 def _rate_with_keys(page, keys: str) -> str:
     item = _current_item(page)
     page.locator("fieldset.axis").first.focus()
     for key in keys:
         page.keyboard.press(key)
     page.keyboard.press("Enter")
-    page.wait_for_function(f"document.querySelector('[data-item-id]')?.innerText !== {item!r}")
+    _wait_for_another_item(page, item)
     return item
 
 
@@ -53,12 +60,12 @@ def test_keyboard_rating_skip_and_edit(page, transactional_db):
     page.keyboard.press("-")
     page.keyboard.press("-")
     page.keyboard.press("Enter")
-    page.wait_for_function(f"document.querySelector('[data-item-id]')?.innerText !== {item!r}")
+    _wait_for_another_item(page, item)
     rated[item] = {"social": 1, "avoidant": 1, "mechanical": 1, "self": 1}
 
     skipped = _current_item(page)
     page.keyboard.press("s")
-    page.wait_for_function(f"document.querySelector('[data-item-id]')?.innerText !== {skipped!r}")
+    _wait_for_another_item(page, skipped)
 
     rated[_rate_with_keys(page, "4455")] = {"social": 4, "avoidant": 4, "mechanical": 5, "self": 5}
 

@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import argparse
 import json
+import math
 import os
 import tempfile
 from contextlib import contextmanager
@@ -26,8 +28,11 @@ def input_errors_as_command_error():
 def atomic_output(path: str | Path, *, mode: str = "w"):
     """Write to a temporary file next to ``path`` and move it into place only when complete."""
     target = Path(path)
-    target.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(prefix=f".{target.name}.", dir=target.parent)
+    try:
+        target.parent.mkdir(parents=True, exist_ok=True)
+        fd, tmp = tempfile.mkstemp(prefix=f".{target.name}.", dir=target.parent)
+    except OSError as exc:
+        raise CommandError(f"cannot write {str(target)!r}: {exc.strerror or exc}") from None
     try:
         with os.fdopen(fd, mode, encoding="utf-8", newline="\n") as handle:
             yield handle
@@ -54,11 +59,66 @@ def write_jsonl(path: str | Path, rows) -> int:
     return count
 
 
+def bounded_float(low: float, high: float):
+    """An argparse type: a finite number from ``low`` to ``high``, else a message naming the range."""
+
+    def parse(text: str) -> float:
+        try:
+            value = float(text)
+        except ValueError:
+            value = math.nan
+        if not (math.isfinite(value) and low <= value <= high):
+            raise argparse.ArgumentTypeError(f"must be a number from {low:g} to {high:g}, got {text!r}")
+        return value
+
+    return parse
+
+
+# kappa-like options run from -1 to 1; confidences from 0 to 1
+RANGES = {"min_kappa": (-1.0, 1.0), "target_kappa": (-1.0, 1.0), "min_confidence": (0.0, 1.0)}
+
+
 def add_float_option(parser, name: str, default: float, help: str) -> None:
     """``--min_kappa`` as in the seed, and ``--min-kappa`` as is usual; both set the same value."""
     dashed = name.replace("_", "-")
     flags = [f"--{name}"] + ([f"--{dashed}"] if dashed != name else [])
-    parser.add_argument(*flags, dest=name, type=float, default=default, help=f"{help} (default {default})")
+    low, high = RANGES.get(name, (-math.inf, math.inf))
+    parser.add_argument(
+        *flags, dest=name, type=bounded_float(low, high), default=default, help=f"{help} (default {default})"
+    )
+
+
+def output_file(text: str) -> str:
+    """An argparse type for an output file: refused at once if it is a folder or cannot be written."""
+    if text == "-":
+        return text
+    path = Path(text)
+    if path.is_dir() or text.endswith(("/", os.sep)):
+        raise argparse.ArgumentTypeError(f"{text!r} is a folder; give a file name, e.g. {str(path / 'out.jsonl')!r}")
+    folder = _existing_ancestor(path.parent)
+    if not folder.is_dir():
+        raise argparse.ArgumentTypeError(f"cannot create {text!r}: {str(folder)!r} is a file, not a folder")
+    if not os.access(folder, os.W_OK | os.X_OK) or (path.exists() and not os.access(path, os.W_OK)):
+        raise argparse.ArgumentTypeError(f"cannot write {text!r}: permission denied in {str(folder)!r}")
+    return text
+
+
+def output_folder(text: str) -> str:
+    """An argparse type for an output folder (created when missing)."""
+    path = Path(text)
+    if path.exists() and not path.is_dir():
+        raise argparse.ArgumentTypeError(f"{text!r} is a file; give a folder for the reports")
+    folder = _existing_ancestor(path)
+    if not folder.is_dir() or not os.access(folder, os.W_OK | os.X_OK):
+        raise argparse.ArgumentTypeError(f"cannot write reports into {text!r}: permission denied in {str(folder)!r}")
+    return text
+
+
+def _existing_ancestor(path: Path) -> Path:
+    path = path.absolute()
+    while not path.exists() and path != path.parent:
+        path = path.parent
+    return path
 
 
 def read_rating_files(paths: list[str]) -> RatingSet:

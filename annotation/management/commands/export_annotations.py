@@ -3,7 +3,7 @@ import sys
 from django.core.management.base import BaseCommand, CommandError
 
 from annotation.exports import annotation_lines, write_lines
-from annotation.management.commands._common import atomic_output
+from annotation.management.commands._common import atomic_output, output_file
 from annotation.models import Batch
 
 
@@ -11,7 +11,7 @@ class Command(BaseCommand):
     help = "Export stored ratings as seed A.3 output JSONL (streamed; '-' writes to standard output)."
 
     def add_arguments(self, parser):
-        parser.add_argument("--output", "-o", required=True, metavar="FILE")
+        parser.add_argument("--output", "-o", required=True, metavar="FILE", type=output_file)
         parser.add_argument("--batch", help="only dialogues of this batch")
 
     def handle(self, *args, output, batch, **options):

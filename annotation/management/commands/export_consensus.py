@@ -5,7 +5,7 @@ from django.core.management.base import BaseCommand, CommandError
 from annotation.axes import MIN_CONFIDENCE, MIN_KAPPA
 from annotation.consensus import METHODS, merge_with_exclusions
 from annotation.dataset import rating_set
-from annotation.management.commands._common import add_float_option, write_jsonl
+from annotation.management.commands._common import add_float_option, output_file, write_jsonl
 from annotation.models import Batch
 from annotation.selectors import annotation_records
 
@@ -17,12 +17,14 @@ class Command(BaseCommand):
     )
 
     def add_arguments(self, parser):
-        parser.add_argument("--output", "-o", required=True, metavar="FILE")
+        parser.add_argument("--output", "-o", required=True, metavar="FILE", type=output_file)
         parser.add_argument("--batch", help="only dialogues of this batch")
         parser.add_argument("--method", choices=METHODS, default="weighted_average")
         add_float_option(parser, "min_kappa", MIN_KAPPA, "leave out an annotator on an axis below this kappa")
         add_float_option(parser, "min_confidence", MIN_CONFIDENCE, "leave out ratings below this confidence")
-        parser.add_argument("--rejected", metavar="FILE", help="default: rejected/low_agreement.jsonl beside --output")
+        parser.add_argument(
+            "--rejected", metavar="FILE", type=output_file, help="default: rejected/low_agreement.jsonl beside --output"
+        )
 
     def handle(self, *args, output, batch, method, min_kappa, min_confidence, rejected, **options):
         if batch and not Batch.objects.filter(name=batch).exists():

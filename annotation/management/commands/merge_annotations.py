@@ -6,6 +6,8 @@ from annotation.axes import MIN_CONFIDENCE, MIN_KAPPA
 from annotation.consensus import METHODS, merge_with_exclusions
 from annotation.management.commands._common import (
     add_float_option,
+    output_file,
+    output_folder,
     read_rating_files,
     write_json,
     write_jsonl,
@@ -23,17 +25,21 @@ class Command(BaseCommand):
 
     def add_arguments(self, parser):
         parser.add_argument("--input", nargs="+", required=True, metavar="FILE")
-        parser.add_argument("--output", required=True, metavar="FILE", help="consensus JSONL")
+        parser.add_argument("--output", required=True, metavar="FILE", type=output_file, help="consensus JSONL")
         parser.add_argument("--method", choices=METHODS, default="weighted_average")
         add_float_option(parser, "min_kappa", MIN_KAPPA, "leave out an annotator on an axis below this kappa")
         add_float_option(parser, "min_confidence", MIN_CONFIDENCE, "leave out ratings below this confidence")
         parser.add_argument(
             "--rejected",
             metavar="FILE",
+            type=output_file,
             help="where rejected items go (default: rejected/low_agreement.jsonl in the output's folder)",
         )
         parser.add_argument(
-            "--reports", metavar="DIR", help="also write kappa_report.json and outlier_report.json here"
+            "--reports",
+            metavar="DIR",
+            type=output_folder,
+            help="also write kappa_report.json and outlier_report.json here",
         )
         parser.add_argument("--n-boot", type=int, default=N_BOOT, help="bootstrap replicates for the kappa report")
         parser.add_argument("--seed", type=int, default=SEED)

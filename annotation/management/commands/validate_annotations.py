@@ -7,7 +7,7 @@ from django.core.management.base import BaseCommand, CommandError
 from annotation.axes import MIN_CONFIDENCE, MIN_KAPPA
 from annotation.consistency import check_consistency
 from annotation.dataset import rating_set
-from annotation.management.commands._common import add_float_option, write_json
+from annotation.management.commands._common import add_float_option, output_file, write_json
 from annotation.quality import detect_outliers
 from annotation.records import ProblemLog, load_annotations, load_dialogues, readable_paths
 from annotation.reports import format_table, kappa_report
@@ -29,7 +29,7 @@ class Command(BaseCommand):
     def add_arguments(self, parser):
         parser.add_argument("--dialogues", required=True, metavar="FILE", help="the dialogues (seed A.3 input JSONL)")
         parser.add_argument("--input", nargs="+", required=True, metavar="FILE", help="ratings (A.3 output JSONL)")
-        parser.add_argument("--report", metavar="FILE", help="write every finding as JSON")
+        parser.add_argument("--report", metavar="FILE", type=output_file, help="write every finding as JSON")
         parser.add_argument("--min-ratings", type=int, default=2, help="ratings every dialogue needs (default 2)")
         add_float_option(parser, "min_kappa", MIN_KAPPA, "every axis kappa must reach this")
         add_float_option(parser, "min_confidence", MIN_CONFIDENCE, "confidence below this is reported")

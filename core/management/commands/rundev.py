@@ -42,6 +42,9 @@ class Command(BaseCommand):
             str(concurrency),
             "--without-gossip",
             "--without-mingle",
+            "--beat",  # periodic sweeps (annotation.tasks); production runs `celery -A config beat` on its own
+            "--schedule",
+            settings.CELERY_BEAT_SCHEDULE_FILENAME,
         ]
         stopping = False
 

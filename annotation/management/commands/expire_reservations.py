@@ -1,0 +1,14 @@
+from django.core.management.base import BaseCommand
+
+from annotation.queue import RESERVATION_MINUTES, expire_reservations
+
+
+class Command(BaseCommand):
+    help = (
+        f"Give back the slots of work-queue reservations older than {RESERVATION_MINUTES} minutes "
+        "(Celery beat runs this every 5 minutes; the queue also does it by itself when it finds nothing free)."
+    )
+
+    def handle(self, *args, **options):
+        released = expire_reservations()
+        self.stdout.write(self.style.SUCCESS(f"released {released} expired reservation(s)"))

@@ -1,0 +1,17 @@
+"""Periodic work of the annotation app (Celery beat; ``make run`` runs beat inside its worker)."""
+
+from celery import shared_task
+
+from annotation.queue import expire_reservations
+
+SWEEP_SECONDS = 300
+
+
+@shared_task(name="annotation.expire_reservations")
+def expire_reservations_task() -> int:
+    """Give back the slots of abandoned reservations, so progress and quota counts stay current.
+
+    Not needed for correctness: the queue releases a batch's expired reservations itself when it
+    finds nothing free.
+    """
+    return expire_reservations()
