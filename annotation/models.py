@@ -280,8 +280,18 @@ class Assignment(models.Model):
     dialogue = models.ForeignKey(
         Dialogue, verbose_name=_("dialogue"), on_delete=models.CASCADE, related_name="assignments"
     )
-    # The batch whose queue handed the item out (the dialogue's batch at that time).
-    batch = models.ForeignKey(Batch, verbose_name=_("batch"), on_delete=models.CASCADE, related_name="assignments")
+    # The batch whose queue handed the item out (the dialogue's batch at that time). No database
+    # constraint: checking it would lock the batch row (FOR KEY SHARE) on every reservation, and
+    # with many annotators in one batch those locks pile up into multixacts (PostgreSQL CPU per
+    # rating doubled at 20 annotators). The dialogue's own key guards integrity; deletions go
+    # through the ORM or annotation.batch_delete, which delete a batch's assignments.
+    batch = models.ForeignKey(
+        Batch,
+        verbose_name=_("batch"),
+        on_delete=models.CASCADE,
+        related_name="assignments",
+        db_constraint=False,
+    )
     annotator = models.ForeignKey(
         settings.AUTH_USER_MODEL, verbose_name=_("annotator"), on_delete=models.CASCADE, related_name="assignments"
     )
@@ -298,13 +308,15 @@ class Assignment(models.Model):
         constraints = [
             models.UniqueConstraint(fields=["dialogue", "annotator"], name="assignment_once_per_annotator"),
             # however many tabs or double submits race each other
+            # Also the index of open reservations: the rating page's "my open reservation in this
+            # batch", and the expiry sweep (a scan of open reservations only). An index on
+            # (status, expires_at) tempted the planner into scanning every annotator's reservations.
             models.UniqueConstraint(
                 fields=["annotator", "batch"], condition=Q(status="reserved"), name="one_open_reservation_per_batch"
             ),
         ]
         indexes = [
             models.Index(fields=["annotator", "status"], name="assignment_annotator_status"),
-            models.Index(fields=["status", "expires_at"], name="assignment_expiry"),
         ]
 
     def __str__(self) -> str:

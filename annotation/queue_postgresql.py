@@ -106,7 +106,8 @@ def next_sql() -> str:
 WITH existing AS (
     SELECT s.id AS assignment_id, s.reserved_at, s.expires_at, {d_columns}
     FROM {t["assignment"]} s JOIN {t["dialogue"]} d ON d.id = s.dialogue_id
-    WHERE s.annotator_id = %(annotator)s AND s.status = %(reserved)s AND s.batch_id = %(batch)s
+    WHERE s.annotator_id = %(annotator)s AND s.batch_id = %(batch)s
+    AND s.status = '{RESERVED}'  -- a literal, so that the plan can use the partial index of open reservations
     AND NOT EXISTS (SELECT 1 FROM {t["annotation"]} n                  -- rated another way meanwhile
                     WHERE n.dialogue_id = s.dialogue_id AND n.annotator_id = %(annotator)s)
     ORDER BY s.reserved_at LIMIT 1

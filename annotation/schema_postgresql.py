@@ -26,7 +26,6 @@ ACTIONS = {
     ("annotation_qualityflag", "annotation_id"): "CASCADE",
     ("annotation_qualityflag", "dialogue_id"): "CASCADE",
     ("annotation_assignment", "dialogue_id"): "CASCADE",
-    ("annotation_assignment", "batch_id"): "CASCADE",
     ("annotation_dialoguerevision", "dialogue_id"): "CASCADE",
     ("annotation_annotation", "dialogue_id"): "RESTRICT",
 }

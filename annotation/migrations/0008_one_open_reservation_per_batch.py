@@ -35,6 +35,7 @@ class Migration(migrations.Migration):
             model_name="assignment",
             name="batch",
             field=models.ForeignKey(
+                db_constraint=False,
                 null=True,
                 on_delete=django.db.models.deletion.CASCADE,
                 related_name="assignments",
@@ -47,6 +48,7 @@ class Migration(migrations.Migration):
             model_name="assignment",
             name="batch",
             field=models.ForeignKey(
+                db_constraint=False,
                 on_delete=django.db.models.deletion.CASCADE,
                 related_name="assignments",
                 to="annotation.batch",
@@ -69,6 +71,7 @@ class Migration(migrations.Migration):
                 verbose_name="status",
             ),
         ),
+        migrations.RemoveIndex(model_name="assignment", name="assignment_expiry"),
         migrations.AddConstraint(
             model_name="assignment",
             constraint=models.UniqueConstraint(

@@ -1,4 +1,4 @@
-"""PostgreSQL: the foreign keys added by 0008 and 0009 act on delete in the database too.
+"""PostgreSQL: the foreign key added by 0009 acts on delete in the database too.
 
 A migration of its own: Django creates a new table's foreign keys at the end of the migration that
 creates it.
@@ -8,7 +8,7 @@ from django.db import migrations
 
 from annotation import schema_postgresql
 
-NEW_KEYS = [("annotation_assignment", "batch_id"), ("annotation_dialoguerevision", "dialogue_id")]
+NEW_KEYS = [("annotation_dialoguerevision", "dialogue_id")]
 
 
 def cascade_in_database(apps, schema_editor):
