@@ -291,6 +291,8 @@ class Assignment(models.Model):
         on_delete=models.CASCADE,
         related_name="assignments",
         db_constraint=False,
+        db_index=False,  # the index of open reservations leads with the annotator; a batch_id index
+        # tempted the submit statement into walking the whole batch's assignments
     )
     annotator = models.ForeignKey(
         settings.AUTH_USER_MODEL, verbose_name=_("annotator"), on_delete=models.CASCADE, related_name="assignments"

@@ -53,9 +53,9 @@ WITH locked AS (
     SELECT s.id, s.dialogue_id, s.status, s.reserved_at, s.batch_id FROM {t["assignment"]} s
     WHERE s.id = %(assignment)s AND s.annotator_id = %(annotator)s AND s.batch_id = %(batch)s
     FOR UPDATE OF s
-), kept AS (
-    SELECT n.id FROM {t["annotation"]} n JOIN locked ON n.dialogue_id = locked.dialogue_id
-    WHERE n.annotator_id = %(annotator)s
+), kept AS (  -- both columns of the unique index as values, so no plan walks the annotator's ratings
+    SELECT n.id FROM {t["annotation"]} n
+    WHERE n.dialogue_id = (SELECT dialogue_id FROM locked) AND n.annotator_id = %(annotator)s
 ), slot AS (
     SELECT d.id FROM {t["dialogue"]} d JOIN locked ON d.id = locked.dialogue_id
     JOIN {t["batch"]} b ON b.id = locked.batch_id

@@ -36,6 +36,7 @@ class Migration(migrations.Migration):
             name="batch",
             field=models.ForeignKey(
                 db_constraint=False,
+                db_index=False,
                 null=True,
                 on_delete=django.db.models.deletion.CASCADE,
                 related_name="assignments",
@@ -49,6 +50,7 @@ class Migration(migrations.Migration):
             name="batch",
             field=models.ForeignKey(
                 db_constraint=False,
+                db_index=False,
                 on_delete=django.db.models.deletion.CASCADE,
                 related_name="assignments",
                 to="annotation.batch",
