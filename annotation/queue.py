@@ -23,6 +23,7 @@ from django.utils import timezone
 
 from annotation import queue_postgresql, tally_postgresql
 from annotation.axes import AXES
+from annotation.bulk import values_in
 from annotation.models import Annotation, Assignment, Batch, Dialogue
 from core.db import fetch
 
@@ -131,11 +132,12 @@ def close_reservations_rated_elsewhere(pairs) -> int:
     pairs = set(pairs)
     if not pairs:
         return 0
-    open_ = Assignment.objects.filter(
-        status=Assignment.Status.RESERVED,
-        dialogue_id__in={d for d, _a in pairs},
-        annotator_id__in={a for _d, a in pairs},
-    ).values_list("pk", "dialogue_id", "annotator_id")
+    # the open reservations of these annotators: few, whatever the size of the import
+    open_ = values_in(
+        Assignment,
+        ("id", "dialogue", "annotator"),
+        {"annotator": sorted({a for _d, a in pairs}), "status": [Assignment.Status.RESERVED.value]},
+    )
     closing = [pk for pk, dialogue_id, annotator_id in open_ if (dialogue_id, annotator_id) in pairs]
     for start in range(0, len(closing), CHUNK):
         Assignment.objects.filter(pk__in=closing[start : start + CHUNK]).update(
