@@ -61,12 +61,12 @@ class BatchContents:
 
 
 def _querysets(batch: Batch) -> dict:
-    ratings = Annotation.objects.filter(dialogue__batch=batch)
+    """What is deleted, in an order where nothing is deleted before what refers to it."""
     return {
         "flags": QualityFlag.objects.filter(dialogue__batch=batch)
         | QualityFlag.objects.filter(annotation__dialogue__batch=batch),
         "edits": AnnotationEdit.objects.filter(annotation__dialogue__batch=batch),
-        "ratings": ratings,
+        "ratings": Annotation.objects.filter(dialogue__batch=batch),
         "assignments": Assignment.objects.filter(dialogue__batch=batch) | Assignment.objects.filter(batch=batch),
         "revisions": DialogueRevision.objects.filter(dialogue__batch=batch),
         "dialogues": Dialogue.objects.filter(batch=batch),
@@ -80,7 +80,7 @@ def batch_contents(batch: Batch) -> BatchContents:
 
 
 def batch_delete(batch: Batch) -> BatchContents:
-    """Delete ``batch``, its dialogues, their ratings with their edits, assignments and flags, and its tallies."""
+    """Delete ``batch``, its dialogues with their ratings, edits, assignments, revisions and flags, and its tallies."""
     with transaction.atomic():
         Batch.objects.select_for_update().get(pk=batch.pk)  # no second deletion or import runs meanwhile
         counts = {name: bulk_delete(queryset) for name, queryset in _querysets(batch).items()}

@@ -62,11 +62,14 @@ def _copy_text(value) -> str:
     raise TypeError(f"bulk_insert cannot send {type(value).__name__} values")
 
 
-def _array_literal(values: Sequence) -> str:
-    """A PostgreSQL array literal of ints or strings: one text parameter, cheaper to send than a list."""
+def array_literal(values: Sequence) -> tuple[str, str]:
+    """A PostgreSQL array literal of ints or strings and its element type (``bigint`` or ``text``).
+
+    One text parameter (``= ANY(%s::bigint[])``): cheaper to send than a list psycopg dumps item by item.
+    """
     if all(isinstance(v, int) for v in values):
-        return "{" + ",".join(map(str, values)) + "}"
-    return "{" + ",".join('"' + v.replace("\\", "\\\\").replace('"', '\\"') + '"' for v in values) + "}"
+        return "{" + ",".join(map(str, values)) + "}", "bigint"
+    return "{" + ",".join('"' + v.replace("\\", "\\\\").replace('"', '\\"') + '"' for v in values) + "}", "text"
 
 
 def _adapt_datetimes(row: Sequence, positions: list[int], adapt) -> tuple:
@@ -115,8 +118,8 @@ def values_in(model, fields: Sequence[str], filters: dict[str, Sequence], *, chu
     def condition(name: str, values: Sequence) -> tuple[str, list]:
         column = quote(meta.get_field(name).column)
         if connection.vendor == "postgresql":
-            kind = "bigint" if all(isinstance(v, int) for v in values) else "text"
-            return f"{column} = ANY(%s::{kind}[])", [_array_literal(values)]
+            literal, kind = array_literal(values)
+            return f"{column} = ANY(%s::{kind}[])", [literal]
         return f"{column} IN ({', '.join(['%s'] * len(values))})", list(values)
 
     with connection.cursor() as cursor:

@@ -103,26 +103,16 @@ _ESCAPES = re.compile(rb"\\u(?:0000|[dD][89a-fA-F])")
 _SURROGATE = re.compile("[\ud800-\udfff]")
 
 
-def _count_keys(value: dict) -> int:
+def _count_keys(value: dict | list) -> int:
     """Keys in ``value`` and every object inside it (type checks, not isinstance: this runs per line)."""
-    n = len(value)
-    for item in value.values():
-        kind = type(item)
-        if kind is dict:
-            n += _count_keys(item)
-        elif kind is list:
-            n += _count_keys_in(item)
-    return n
-
-
-def _count_keys_in(items: list) -> int:
-    n = 0
+    if type(value) is dict:
+        n, items = len(value), value.values()
+    else:
+        n, items = 0, value
     for item in items:
         kind = type(item)
-        if kind is dict:
+        if kind is dict or kind is list:
             n += _count_keys(item)
-        elif kind is list:
-            n += _count_keys_in(item)
     return n
 
 

@@ -23,7 +23,7 @@ from django.utils import timezone
 
 from annotation import queue_postgresql, tally_postgresql
 from annotation.axes import AXES
-from annotation.bulk import values_in
+from annotation.bulk import array_literal, values_in
 from annotation.models import Annotation, Assignment, Batch, Dialogue
 from core.db import fetch
 
@@ -81,7 +81,7 @@ def recount_taken(dialogue_ids) -> None:
     ids = list(dialogue_ids)
     if connection.vendor == "postgresql":
         with connection.cursor() as cursor:
-            literal = "{" + ",".join(map(str, ids)) + "}"  # one text parameter, not a list dumped three times
+            literal, _kind = array_literal(ids)  # one text parameter, not a list dumped three times
             cursor.execute(_RECOUNT_POSTGRESQL, {"ids": literal, "reserved": Assignment.Status.RESERVED.value})
         return
     for start in range(0, len(ids), CHUNK):

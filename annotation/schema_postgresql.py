@@ -31,7 +31,7 @@ ACTIONS = {
 }
 
 _FIND = """
-SELECT c.conname, r.relname, a.attname
+SELECT c.conname, r.relname, c.confdeltype
 FROM pg_constraint c JOIN pg_class t ON t.oid = c.conrelid JOIN pg_class r ON r.oid = c.confrelid
 JOIN pg_attribute a ON a.attrelid = c.conrelid AND a.attnum = c.conkey[1]
 WHERE c.contype = 'f' AND t.relname = %s AND a.attname = %s AND array_length(c.conkey, 1) = 1
@@ -46,7 +46,7 @@ def apply(cursor, *, actions: dict[tuple[str, str], str] = ACTIONS) -> None:
         found = cursor.fetchone()
         if found is None:
             raise LookupError(f"no foreign key on {table}.{column}")
-        name, referenced, _column = found
+        name, referenced, _action = found
         cursor.execute(
             f"ALTER TABLE {quote(table)} DROP CONSTRAINT {quote(name)}, "
             f"ADD CONSTRAINT {quote(name)} FOREIGN KEY ({quote(column)}) REFERENCES {quote(referenced)} (id) "
@@ -59,8 +59,8 @@ def current(cursor) -> dict[tuple[str, str], str]:
     names = {"a": "NO ACTION", "r": "RESTRICT", "c": "CASCADE", "n": "SET NULL", "d": "SET DEFAULT"}
     found = {}
     for table, column in ACTIONS:
-        cursor.execute(_FIND.replace("SELECT c.conname", "SELECT c.confdeltype"), [table, column])
-        found[table, column] = names[cursor.fetchone()[0]]
+        cursor.execute(_FIND, [table, column])
+        found[table, column] = names[cursor.fetchone()[2]]
     return found
 
 
@@ -70,9 +70,13 @@ _PATTERN_INDEX = (
 )
 
 
-def drop_pattern_index(cursor) -> None:
+def pattern_indexes(cursor) -> list[str]:
     cursor.execute(_PATTERN_INDEX)
-    for (name,) in cursor.fetchall():
+    return [name for (name,) in cursor.fetchall()]
+
+
+def drop_pattern_index(cursor) -> None:
+    for name in pattern_indexes(cursor):
         cursor.execute(f'DROP INDEX "{name}"')
 
 
@@ -81,11 +85,6 @@ def create_pattern_index(cursor) -> None:
         "CREATE INDEX IF NOT EXISTS annotation_dialogue_external_id_like "
         "ON annotation_dialogue (external_id varchar_pattern_ops)"
     )
-
-
-def pattern_indexes(cursor) -> list[str]:
-    cursor.execute(_PATTERN_INDEX)
-    return [name for (name,) in cursor.fetchall()]
 
 
 def check_now(cursor, *, table: str) -> None:
