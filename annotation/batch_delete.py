@@ -21,6 +21,7 @@ from annotation.models import (
     Dialogue,
     DialogueRevision,
     QualityFlag,
+    QueueEntry,
     RatingQuarter,
     RatingTotal,
 )
@@ -38,6 +39,9 @@ HANDLED = {
     (Dialogue, "batch"): "deleted",
     (RatingTotal, "batch"): "deleted",
     (RatingQuarter, "batch"): "deleted",
+    # deleted with their dialogues by the database (annotation.queue_entries)
+    (QueueEntry, "dialogue"): "deleted by trigger",
+    (QueueEntry, "batch"): "deleted by trigger",
     (AgreementReport, "batch"): "kept, detached",
 }
 

@@ -150,8 +150,8 @@ def dialogues_import(
         encode = json.JSONEncoder(ensure_ascii=False).encode
         bulk_insert(
             Dialogue,
-            ["external_id", "user_text", "response_text", "context", "batch", "created_at", "taken_count"],
-            ((r.id, r.user, r.response, encode(r.context), batch.pk, now, 0) for r in new),
+            ["external_id", "user_text", "response_text", "context", "batch", "created_at"],
+            ((r.id, r.user, r.response, encode(r.context), batch.pk, now) for r in new),  # queue entries: a trigger
         )
         _keep_old_texts(changed, existing, rated, now=now)
         Dialogue.objects.bulk_update(

@@ -33,20 +33,14 @@ class Dialogue(models.Model):
     response_text = models.TextField(_("AI response"))
     # [{"turn": -3, "speaker": "user", "text": "..."}, ...]; offsets -3..3 without 0, sorted.
     context = models.JSONField(_("context turns"), default=list, blank=True)
-    # Indexed by dialogue_queue_order (batch first): a second index would cost every write of taken_count.
-    batch = models.ForeignKey(
-        Batch, verbose_name=_("batch"), on_delete=models.PROTECT, related_name="dialogues", db_index=False
-    )
+    batch = models.ForeignKey(Batch, verbose_name=_("batch"), on_delete=models.PROTECT, related_name="dialogues")
     created_at = models.DateTimeField(_("created at"), default=timezone.now)
-    # Ratings plus live reservations of the work queue. Kept on the row itself so that the row lock
-    # taken when handing the item out also guards the quota (see annotation.queue).
-    taken_count = models.PositiveIntegerField(_("ratings and reservations"), default=0)
+    # Ratings plus live reservations of the work queue: QueueEntry (annotation.models_queue).
 
     class Meta:
         ordering = ["id"]
         verbose_name = _("dialogue")
         verbose_name_plural = _("dialogues")
-        indexes = [models.Index(fields=["batch", "taken_count", "id"], name="dialogue_queue_order")]
 
     def __str__(self) -> str:
         return self.external_id
@@ -325,5 +319,6 @@ class Assignment(models.Model):
         return f"{self.dialogue_id} → {self.annotator_id} ({self.status})"
 
 
+from annotation.models_queue import *  # noqa: E402,F403  (the work queue's counts, kept apart from the texts)
 from annotation.models_tally import *  # noqa: E402,F403  (rating counts kept by the database)
 from annotation.models_training import *  # noqa: E402,F403  (training models live in their own module)

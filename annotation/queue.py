@@ -1,9 +1,10 @@
 """The work queue: hand each annotator the next dialogue without ever exceeding an item's quota.
 
-``Dialogue.taken_count`` counts ratings plus live reservations. Handing out an item locks its row
-(``SELECT ... FOR UPDATE SKIP LOCKED`` on PostgreSQL, so concurrent annotators take different rows
-instead of waiting) and raises the count in the same transaction; a concurrent transaction that
-reaches the same row after the commit re-checks ``taken_count < quota`` on the new row version.
+``QueueEntry.taken_count`` counts a dialogue's ratings plus live reservations. Handing out an item
+locks its entry (``SELECT ... FOR UPDATE SKIP LOCKED`` on PostgreSQL, so concurrent annotators take
+different rows instead of waiting) and raises the count in the same transaction; a concurrent
+transaction that reaches the same row after the commit re-checks ``taken_count < quota`` on the new
+row version.
 On SQLite every write transaction is serialised (``transaction_mode = IMMEDIATE``), which gives the
 same guarantee. Reservations expire after ``RESERVATION_MINUTES``; a late submission is still
 stored (nothing an annotator submitted is lost).
@@ -24,7 +25,7 @@ from django.utils import timezone
 from annotation import queue_postgresql, tally_postgresql
 from annotation.axes import AXES
 from annotation.bulk import array_literal, values_in
-from annotation.models import Annotation, Assignment, Batch, Dialogue
+from annotation.models import Annotation, Assignment, Batch, Dialogue, QueueEntry
 from core.db import fetch
 
 RESERVATION_MINUTES = 60
@@ -63,7 +64,7 @@ def _count_subquery(model, **filters):
 
 # One set-based statement on PostgreSQL: the counts grouped once, and only changed rows written.
 _RECOUNT_POSTGRESQL = """
-UPDATE annotation_dialogue d SET taken_count = c.n
+UPDATE annotation_queueentry e SET taken_count = c.n
 FROM (SELECT x.id, COALESCE(a.n, 0) + COALESCE(s.n, 0) AS n
       FROM unnest(%(ids)s::bigint[]) AS x(id)
       LEFT JOIN (SELECT dialogue_id, count(*) AS n FROM annotation_annotation
@@ -72,7 +73,7 @@ FROM (SELECT x.id, COALESCE(a.n, 0) + COALESCE(s.n, 0) AS n
                  WHERE status = %(reserved)s AND dialogue_id = ANY(%(ids)s::bigint[]) GROUP BY 1) AS s
              ON s.dialogue_id = x.id
      ) AS c
-WHERE d.id = c.id AND d.taken_count <> c.n
+WHERE e.dialogue_id = c.id AND e.taken_count <> c.n
 """
 
 
@@ -85,7 +86,7 @@ def recount_taken(dialogue_ids) -> None:
             cursor.execute(_RECOUNT_POSTGRESQL, {"ids": literal, "reserved": Assignment.Status.RESERVED.value})
         return
     for start in range(0, len(ids), CHUNK):
-        Dialogue.objects.filter(pk__in=ids[start : start + CHUNK]).update(
+        QueueEntry.objects.filter(pk__in=ids[start : start + CHUNK]).update(
             taken_count=_count_subquery(Annotation) + _count_subquery(Assignment, status=Assignment.Status.RESERVED)
         )
 
@@ -112,7 +113,7 @@ def expire_reservations(*, now=None, batch: Batch | None = None) -> int:
                 )
                 if assignment is None:
                     continue
-                Dialogue.objects.filter(pk=assignment.dialogue_id, taken_count__gt=0).update(
+                QueueEntry.objects.filter(pk=assignment.dialogue_id, taken_count__gt=0).update(
                     taken_count=F("taken_count") - 1
                 )
                 assignment.status, assignment.finished_at = Assignment.Status.EXPIRED, now
@@ -164,20 +165,23 @@ def current_assignment(*, batch: Batch, annotator) -> Assignment | None:
 
 
 def _next_candidate(*, batch: Batch, annotator_id: int) -> Dialogue | None:
-    """Lock and return the batch's item with the fewest ratings that this annotator has not had yet.
+    """Lock the queue entry of the batch's item with the fewest ratings that this annotator has not had yet.
+
+    Returns the dialogue, with the entry's ``taken_count`` as an attribute.
 
     Plain SQL: this runs on every "next item", and building the equivalent ORM query costs more
     than running it.
     """
-    lock = " FOR UPDATE OF d SKIP LOCKED" if connection.features.has_select_for_update_skip_locked else ""
-    dialogue, assignment, annotation = (
-        connection.ops.quote_name(model._meta.db_table) for model in (Dialogue, Assignment, Annotation)
+    lock = " FOR UPDATE OF e SKIP LOCKED" if connection.features.has_select_for_update_skip_locked else ""
+    entry, dialogue, assignment, annotation = (
+        connection.ops.quote_name(model._meta.db_table) for model in (QueueEntry, Dialogue, Assignment, Annotation)
     )
     sql = (
-        f"SELECT d.* FROM {dialogue} d WHERE d.batch_id = %s AND d.taken_count < %s "  # noqa: S608 - table names only
-        f"AND NOT EXISTS (SELECT 1 FROM {assignment} s WHERE s.dialogue_id = d.id AND s.annotator_id = %s) "
-        f"AND NOT EXISTS (SELECT 1 FROM {annotation} n WHERE n.dialogue_id = d.id AND n.annotator_id = %s) "
-        f"ORDER BY d.taken_count, d.id LIMIT 1{lock}"
+        f"SELECT d.*, e.taken_count FROM {entry} e JOIN {dialogue} d ON d.id = e.dialogue_id "  # noqa: S608 - table names only
+        "WHERE e.batch_id = %s AND e.taken_count < %s "
+        f"AND NOT EXISTS (SELECT 1 FROM {assignment} s WHERE s.dialogue_id = e.dialogue_id AND s.annotator_id = %s) "
+        f"AND NOT EXISTS (SELECT 1 FROM {annotation} n WHERE n.dialogue_id = e.dialogue_id AND n.annotator_id = %s) "
+        f"ORDER BY e.taken_count, e.dialogue_id LIMIT 1{lock}"
     )
     found = list(Dialogue.objects.raw(sql, [batch.pk, batch.annotations_per_item, annotator_id, annotator_id]))
     return found[0] if found else None
@@ -252,8 +256,7 @@ def _take_portable(*, batch: Batch, annotator, now) -> Assignment | None:
                 )
         except IntegrityError:
             raise _Retry from None
-        Dialogue.objects.filter(pk=dialogue.pk).update(taken_count=F("taken_count") + 1)
-        dialogue.taken_count += 1
+        QueueEntry.objects.filter(pk=dialogue.pk).update(taken_count=F("taken_count") + 1)
     assignment.dialogue = dialogue
     return assignment
 
@@ -265,7 +268,7 @@ def assignment_skip(*, assignment: Assignment, reason: str = "") -> Assignment:
             return locked
         locked.status, locked.finished_at, locked.skip_reason = Assignment.Status.SKIPPED, timezone.now(), reason[:300]
         locked.save(update_fields=["status", "finished_at", "skip_reason"])
-        Dialogue.objects.filter(pk=locked.dialogue_id, taken_count__gt=0).update(taken_count=F("taken_count") - 1)
+        QueueEntry.objects.filter(pk=locked.dialogue_id, taken_count__gt=0).update(taken_count=F("taken_count") - 1)
     return locked
 
 
@@ -295,7 +298,7 @@ def annotation_submit(
         if locked.status != Assignment.Status.RESERVED:
             # Given back meanwhile: the rating takes a slot again if the quota allows.
             quota = Batch.objects.filter(pk=locked.batch_id).values_list("annotations_per_item", flat=True).get()
-            if not Dialogue.objects.filter(pk=locked.dialogue_id, taken_count__lt=quota).update(
+            if not QueueEntry.objects.filter(pk=locked.dialogue_id, taken_count__lt=quota).update(
                 taken_count=F("taken_count") + 1
             ):
                 return Submitted(None, Outcome.REFUSED)

@@ -8,10 +8,10 @@ CTEs, under the same guarantees:
   batch; the rules of ``annotation.queue.annotation_submit``: a rating of theirs already stored
   (a repeated submission, or one that arrived another way) is kept and reported, and an open
   reservation closed with its slot given back; a reservation given back (expired or skipped)
-  takes a slot again only while the item is under its quota (the dialogue row locked to check),
+  takes a slot again only while the item is under its quota (its queue entry locked to check),
   else the rating is refused.
 * next: the annotator's open reservation in the batch if there is one, else the item with the
-  fewest ratings that they have not had, locked with ``FOR UPDATE SKIP LOCKED`` (PostgreSQL
+  fewest ratings that they have not had, its queue entry locked with ``FOR UPDATE SKIP LOCKED`` (PostgreSQL
   re-checks ``taken_count < quota`` on the newest version of a row it locks, so an item can never
   go over quota); the reservation is inserted, and only when that succeeded is the count raised.
   A unique index allows one open reservation per annotator and batch, so racing tabs cannot
@@ -29,7 +29,7 @@ from django.db import connection
 
 from annotation import tally_postgresql
 from annotation.axes import AXES
-from annotation.models import Annotation, Assignment, Batch, Dialogue
+from annotation.models import Annotation, Assignment, Batch, Dialogue, QueueEntry
 from core.db import fetch, instance_from_row
 
 DIALOGUE_COLUMNS = tuple(field.column for field in Dialogue._meta.concrete_fields)
@@ -38,7 +38,13 @@ RESERVED = Assignment.Status.RESERVED.value
 
 
 def _tables() -> dict[str, str]:
-    models = {"dialogue": Dialogue, "assignment": Assignment, "annotation": Annotation, "batch": Batch}
+    models = {
+        "dialogue": Dialogue,
+        "assignment": Assignment,
+        "annotation": Annotation,
+        "batch": Batch,
+        "entry": QueueEntry,
+    }
     return {name: connection.ops.quote_name(model._meta.db_table) for name, model in models.items()}
 
 
@@ -57,10 +63,10 @@ WITH locked AS (
     SELECT n.id FROM {t["annotation"]} n
     WHERE n.dialogue_id = (SELECT dialogue_id FROM locked) AND n.annotator_id = %(annotator)s
 ), slot AS (
-    SELECT d.id FROM {t["dialogue"]} d JOIN locked ON d.id = locked.dialogue_id
+    SELECT e.dialogue_id FROM {t["entry"]} e JOIN locked ON e.dialogue_id = locked.dialogue_id
     JOIN {t["batch"]} b ON b.id = locked.batch_id
-    WHERE locked.status <> %(reserved)s AND d.taken_count < b.annotations_per_item
-    FOR UPDATE OF d
+    WHERE locked.status <> %(reserved)s AND e.taken_count < b.annotations_per_item
+    FOR UPDATE OF e
 ), inserted AS (
     INSERT INTO {t["annotation"]} (dialogue_id, annotator_id, {score_columns},
                                    created_at, updated_at, seconds_spent, source)
@@ -85,11 +91,11 @@ WITH locked AS (
 ), recounted AS (
     -- a given-back reservation's rating takes a slot again; closing a reservation recounts the item
     -- (the rating kept may or may not have been counted, depending on how it arrived)
-    UPDATE {t["dialogue"]} d SET taken_count = CASE WHEN o.name = 'stored' THEN d.taken_count + 1 ELSE
-        (SELECT count(*) FROM {t["annotation"]} n WHERE n.dialogue_id = d.id)
+    UPDATE {t["entry"]} e SET taken_count = CASE WHEN o.name = 'stored' THEN e.taken_count + 1 ELSE
+        (SELECT count(*) FROM {t["annotation"]} n WHERE n.dialogue_id = e.dialogue_id)
         + (SELECT count(*) FROM {t["assignment"]} s
-           WHERE s.dialogue_id = d.id AND s.status = %(reserved)s AND s.id <> o.id) END
-    FROM outcome o WHERE d.id = o.dialogue_id
+           WHERE s.dialogue_id = e.dialogue_id AND s.status = %(reserved)s AND s.id <> o.id) END
+    FROM outcome o WHERE e.dialogue_id = o.dialogue_id
     AND ((o.name = 'stored' AND o.was <> %(reserved)s) OR (o.name = 'rated_elsewhere' AND o.was = %(reserved)s))
 )
 SELECT outcome.name, COALESCE((SELECT id FROM inserted), (SELECT id FROM kept)), d.external_id, {batch_columns}
@@ -112,26 +118,27 @@ WITH existing AS (
                     WHERE n.dialogue_id = s.dialogue_id AND n.annotator_id = %(annotator)s)
     ORDER BY s.reserved_at LIMIT 1
 ), picked AS (
-    SELECT d.id FROM {t["dialogue"]} d
-    WHERE NOT EXISTS (SELECT 1 FROM existing) AND d.batch_id = %(batch)s AND d.taken_count < %(quota)s
+    SELECT e.dialogue_id AS id FROM {t["entry"]} e
+    WHERE NOT EXISTS (SELECT 1 FROM existing) AND e.batch_id = %(batch)s AND e.taken_count < %(quota)s
     AND NOT EXISTS (SELECT 1 FROM {t["assignment"]} s
-                    WHERE s.dialogue_id = d.id AND s.annotator_id = %(annotator)s OFFSET 0)
+                    WHERE s.dialogue_id = e.dialogue_id AND s.annotator_id = %(annotator)s OFFSET 0)
     AND NOT EXISTS (SELECT 1 FROM {t["annotation"]} n
-                    WHERE n.dialogue_id = d.id AND n.annotator_id = %(annotator)s OFFSET 0)
-    ORDER BY d.taken_count, d.id LIMIT 1 FOR UPDATE OF d SKIP LOCKED
+                    WHERE n.dialogue_id = e.dialogue_id AND n.annotator_id = %(annotator)s OFFSET 0)
+    ORDER BY e.taken_count, e.dialogue_id LIMIT 1 FOR UPDATE OF e SKIP LOCKED
 ), reserved AS (
     INSERT INTO {t["assignment"]} (dialogue_id, batch_id, annotator_id, status, reserved_at, expires_at, skip_reason)
     SELECT id, %(batch)s, %(annotator)s, %(reserved)s, %(now)s, %(expires)s, '' FROM picked
     ON CONFLICT DO NOTHING  -- this item already, or another open reservation in the batch (a racing tab)
     RETURNING id, dialogue_id
 ), taken AS (
-    UPDATE {t["dialogue"]} d SET taken_count = d.taken_count + 1 FROM reserved
-    WHERE d.id = reserved.dialogue_id
-    RETURNING reserved.id AS assignment_id, {d_columns}
+    UPDATE {t["entry"]} e SET taken_count = e.taken_count + 1 FROM reserved
+    WHERE e.dialogue_id = reserved.dialogue_id
+    RETURNING reserved.id AS assignment_id, e.dialogue_id
 ), found AS (
     SELECT assignment_id, reserved_at, expires_at, {columns} FROM existing
     UNION ALL
-    SELECT assignment_id, %(now)s, %(expires)s, {columns} FROM taken
+    SELECT taken.assignment_id, %(now)s, %(expires)s, {d_columns}
+    FROM taken JOIN {t["dialogue"]} d ON d.id = taken.dialogue_id
     UNION ALL
     SELECT NULL, NULL, NULL, {", ".join(f"d.{column}" for column in DIALOGUE_COLUMNS)}
     FROM picked JOIN {t["dialogue"]} d ON d.id = picked.id WHERE NOT EXISTS (SELECT 1 FROM reserved)

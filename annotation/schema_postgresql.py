@@ -14,8 +14,8 @@ test_batch_delete.py`` checks the actions, so that would not go unnoticed; run `
 
 No ``varchar_pattern_ops`` index on ``Dialogue.external_id``: Django adds one to every unique
 CharField for ``LIKE 'x%'`` lookups, which nothing here makes (the admin's search is a
-case-insensitive ``contains``, which cannot use it), and every write of a dialogue row (each
-``taken_count`` change of the rating page, each import) would keep it up to date.
+case-insensitive ``contains``, which cannot use it), and every write of a dialogue row would keep it
+up to date.
 """
 
 from __future__ import annotations

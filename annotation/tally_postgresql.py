@@ -11,8 +11,9 @@ the same tally rows in opposite orders).
   the dialogue or ``created_at`` does both (the statement's net change per group is applied).
 * Dialogues moved to another batch move their ratings' counts along: a row trigger that fires only
   when a dialogue's batch changes notes the move, a statement trigger applies the statement's moves
-  at once (a transition table on dialogues would cost every ``taken_count`` update of the rating
-  page, which PostgreSQL cannot exclude with a column list when transition tables are used).
+  at once. (Chosen when the queue's counts lived on the dialogue rows and a transition table on
+  dialogues would have cost every rating; since 0012 they live in ``QueueEntry``, whose triggers
+  on dialogues do use transition tables.)
 * Decrements only update existing rows: a count is never created by a deletion (the tallies of a
   batch that is being deleted may be gone already).
 
@@ -135,7 +136,7 @@ END $$;
 CREATE OR REPLACE FUNCTION annotation_tally_updated() RETURNS trigger LANGUAGE plpgsql AS $${_apply(_UPDATED)} $$;
 
 -- Moves noted by the row trigger (which fires only when a dialogue's batch really changes), applied
--- per statement. The UPDATEs of the rating page's hot path (taken_count) fire neither trigger.
+-- per statement. Other updates of dialogues (new texts) fire neither trigger.
 CREATE UNLOGGED TABLE IF NOT EXISTS annotation_tally_move (dialogue_id bigint NOT NULL, old_batch_id bigint NOT NULL,
                                              new_batch_id bigint NOT NULL);
 CREATE OR REPLACE FUNCTION annotation_tally_note_move() RETURNS trigger LANGUAGE plpgsql AS $$

@@ -26,17 +26,15 @@ def test_bulk_insert_stores_awkward_text_exactly():
     batch = Batch.objects.create(name="b")
     at = datetime(2026, 1, 2, 3, 4, 5, 678901, tzinfo=UTC)
     rows = [
-        (f"id_{i}", text, text[::-1], f'[{{"turn": -1, "speaker": "user", "text": "{i}"}}]', batch.pk, at, i)
+        (f"id_{i}", text, text[::-1], f'[{{"turn": -1, "speaker": "user", "text": "{i}"}}]', batch.pk, at)
         for i, text in enumerate(AWKWARD)
     ]
-    fields = ["external_id", "user_text", "response_text", "context", "batch", "created_at", "taken_count"]
+    fields = ["external_id", "user_text", "response_text", "context", "batch", "created_at"]
     bulk_insert(Dialogue, fields, rows)
     stored = {d.external_id: d for d in Dialogue.objects.all()}
-    for external_id, user, response, _context, _batch, created, taken in rows:
+    for external_id, user, response, _context, _batch, created in rows:
         found = stored[external_id]
-        assert (found.user_text, found.response_text, found.created_at, found.taken_count) == (
-            user, response, created, taken
-        )  # fmt: skip
+        assert (found.user_text, found.response_text, found.created_at) == (user, response, created)
         assert found.context[0]["speaker"] == "user"
 
 

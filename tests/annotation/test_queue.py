@@ -7,7 +7,7 @@ import pytest
 from django.db import connection, connections
 from django.utils import timezone
 
-from annotation.models import Annotation, Assignment, Batch, Dialogue
+from annotation.models import Annotation, Assignment, Batch, Dialogue, QueueEntry
 from annotation.queue import (
     annotation_submit,
     assignment_next,
@@ -46,7 +46,7 @@ def test_an_open_reservation_is_returned_again():
     user = make_user("a1", "annotator")
     first = assignment_next(batch=batch, annotator=user)
     assert assignment_next(batch=batch, annotator=user).pk == first.pk
-    assert Dialogue.objects.get(pk=first.dialogue_id).taken_count == 1
+    assert QueueEntry.objects.get(pk=first.dialogue_id).taken_count == 1
 
 
 @pytest.mark.django_db
@@ -58,7 +58,7 @@ def test_quota_is_never_exceeded_and_nobody_gets_an_item_twice():
         annotation_submit(assignment=assignment, scores=SCORES, confidence=CONFIDENCE)
         assert assignment_next(batch=batch, annotator=user) is None
     assert assignment_next(batch=batch, annotator=users[2]) is None
-    assert Dialogue.objects.get().taken_count == 2
+    assert QueueEntry.objects.get().taken_count == 2
 
 
 @pytest.mark.django_db
@@ -77,7 +77,7 @@ def test_submit_stores_the_rating_with_server_side_time_and_is_idempotent():
     assert 42 <= stored.seconds_spent < 60
     assignment.refresh_from_db()
     assert assignment.status == "submitted"
-    assert Dialogue.objects.get(pk=assignment.dialogue_id).taken_count == 1
+    assert QueueEntry.objects.get(pk=assignment.dialogue_id).taken_count == 1
 
 
 @pytest.mark.django_db
@@ -98,10 +98,10 @@ def test_expired_reservations_are_released_and_a_late_submission_is_still_stored
     slow, other = make_user("a1", "annotator"), make_user("a2", "annotator")
     assignment = assignment_next(batch=batch, annotator=slow)
     assert expire_reservations(now=timezone.now() + timedelta(hours=2)) == 1
-    assert Dialogue.objects.get().taken_count == 0
+    assert QueueEntry.objects.get().taken_count == 0
     late = annotation_submit(assignment=assignment, scores=SCORES, confidence=CONFIDENCE)
     assert late.created  # nothing an annotator submitted is lost
-    assert Dialogue.objects.get().taken_count == 1
+    assert QueueEntry.objects.get().taken_count == 1
     assert assignment_next(batch=batch, annotator=other) is None
 
 
@@ -167,7 +167,7 @@ def test_twenty_annotators_at_once_never_over_assign_and_lose_nothing():
     assert max(per_item.values()) <= 3
     assert sum(per_item.values()) == 90 == len(submitted) == len(set(submitted))
     assert set(Annotation.objects.values_list("dialogue_id", "annotator_id")) == set(submitted)
-    assert all(d.taken_count == 3 for d in Dialogue.objects.filter(batch=batch))
+    assert all(e.taken_count == 3 for e in QueueEntry.objects.filter(batch=batch))
 
 
 @pytest.mark.django_db
@@ -215,7 +215,7 @@ def test_one_annotator_in_several_tabs_at_once_keeps_every_count_right():
     assert len(rated) == len(set(rated)) > 0
     for dialogue in Dialogue.objects.filter(batch=batch):
         open_ = Assignment.objects.filter(dialogue=dialogue, status=Assignment.Status.RESERVED).count()
-        assert dialogue.taken_count == dialogue.annotations.count() + open_ <= 2
+        assert dialogue.queue_entry.taken_count == dialogue.annotations.count() + open_ <= 2
 
 
 @pytest.mark.django_db

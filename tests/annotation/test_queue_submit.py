@@ -6,7 +6,7 @@ import pytest
 from django.utils import timezone
 
 from annotation.forms import RatingForm, parse_rating
-from annotation.models import Annotation, Assignment, Batch, Dialogue
+from annotation.models import Annotation, Assignment, Batch, Dialogue, QueueEntry
 from annotation.queue import assignment_next, assignment_skip, expire_reservations, rating_submit
 from tests.helpers import make_user
 
@@ -39,7 +39,7 @@ def test_stores_the_values_and_the_time_spent_and_closes_the_assignment():
     assert stored.scores == SCORES and stored.confidences == CONFIDENCE
     assert stored.source == "web" and stored.annotator == user and 30 <= stored.seconds_spent < 60
     assert Assignment.objects.get(pk=assignment.pk).status == "submitted"
-    assert Dialogue.objects.get(pk=assignment.dialogue_id).taken_count == 1
+    assert QueueEntry.objects.get(pk=assignment.dialogue_id).taken_count == 1
 
 
 def test_a_repeated_submission_stores_nothing_more():
@@ -49,7 +49,7 @@ def test_a_repeated_submission_stores_nothing_more():
     again = _submit(batch, assignment, user, scores={**SCORES, "self": 5})
     assert again is not None and not again.created
     assert Annotation.objects.get().self_score == 3
-    assert Dialogue.objects.get(pk=assignment.dialogue_id).taken_count == 1
+    assert QueueEntry.objects.get(pk=assignment.dialogue_id).taken_count == 1
 
 
 def test_another_annotators_assignment_or_another_batch_is_refused():
@@ -74,9 +74,9 @@ def test_a_late_submission_takes_its_slot_again(give_back):
         assert expire_reservations(now=timezone.now() + timedelta(hours=2)) == 1
     else:
         assignment_skip(assignment=assignment)
-    assert Dialogue.objects.get().taken_count == 0
+    assert QueueEntry.objects.get().taken_count == 0
     assert _submit(batch, assignment, user).created  # nothing an annotator submitted is lost
-    assert Dialogue.objects.get().taken_count == 1
+    assert QueueEntry.objects.get().taken_count == 1
     assert assignment_next(batch=batch, annotator=make_user("a2", "annotator")) is None
 
 
