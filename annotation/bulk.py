@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Iterator, Sequence
 from datetime import datetime
+from itertools import islice
 
 from django.db import connection
 
@@ -36,11 +37,25 @@ def bulk_insert(model, fields: Sequence[str], rows: Iterable[Sequence]) -> None:
         adapt = connection.ops.adapt_datetimefield_value
         if datetime_positions:
             rows = (_adapt_datetimes(row, datetime_positions, adapt) for row in rows)
-        placeholders = ", ".join(["%s"] * len(columns))
-        cursor.executemany(f"INSERT INTO {table} ({column_sql}) VALUES ({placeholders})", rows)  # noqa: S608
+        # Multi-row INSERTs: a statement per row would open a statement journal per row wherever the
+        # table has triggers (the queue entries' on dialogues: +40 % on an import of 100k dialogues).
+        one = "(" + ", ".join(["%s"] * len(columns)) + ")"
+        per_statement = max(1, min(_sqlite_parameters(), 32_766) // len(columns))
+        rows = iter(rows)
+        while chunk := list(islice(rows, per_statement)):
+            values = ", ".join([one] * len(chunk))
+            cursor.execute(f"INSERT INTO {table} ({column_sql}) VALUES {values}", [v for row in chunk for v in row])  # noqa: S608
 
 
 _COPY_ESCAPES = str.maketrans({"\\": "\\\\", "\t": "\\t", "\n": "\\n", "\r": "\\r"})
+
+
+def _sqlite_parameters() -> int:
+    """How many parameters one statement may have (999 before SQLite 3.32, 32,766 since)."""
+    import sqlite3
+
+    connection.ensure_connection()
+    return connection.connection.getlimit(sqlite3.SQLITE_LIMIT_VARIABLE_NUMBER)
 
 
 def _copy_text(value) -> str:

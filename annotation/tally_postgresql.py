@@ -136,7 +136,8 @@ END $$;
 CREATE OR REPLACE FUNCTION annotation_tally_updated() RETURNS trigger LANGUAGE plpgsql AS $${_apply(_UPDATED)} $$;
 
 -- Moves noted by the row trigger (which fires only when a dialogue's batch really changes), applied
--- per statement. Other updates of dialogues (new texts) fire neither trigger.
+-- per statement. Other updates of dialogues (new texts) fire neither trigger. The queue entries'
+-- statement trigger (annotation.queue_entries) reads the noted moves first (its name sorts first).
 CREATE UNLOGGED TABLE IF NOT EXISTS annotation_tally_move (dialogue_id bigint NOT NULL, old_batch_id bigint NOT NULL,
                                              new_batch_id bigint NOT NULL);
 CREATE OR REPLACE FUNCTION annotation_tally_note_move() RETURNS trigger LANGUAGE plpgsql AS $$

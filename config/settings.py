@@ -88,7 +88,7 @@ try:
         _db["OPTIONS"] = {
             "timeout": 20,
             "transaction_mode": "IMMEDIATE",
-            "init_command": "PRAGMA journal_mode=WAL; PRAGMA synchronous=NORMAL;",
+            "init_command": "PRAGMA journal_mode=WAL; PRAGMA synchronous=NORMAL; PRAGMA temp_store=MEMORY;",
         }
     elif _db["ENGINE"] == "django.db.backends.postgresql":
         _db.setdefault("OPTIONS", {})
