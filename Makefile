@@ -39,6 +39,7 @@ translations: install
 lint: install-dev
 	$(VENV)/bin/ruff check .
 	$(VENV)/bin/ruff format --check .
+	$(VENV)/bin/lint-imports
 
 pytest: install-dev
 	$(PY) -m pytest $(PYTEST_ARGS)

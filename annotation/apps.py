@@ -9,7 +9,8 @@ class AnnotationConfig(AppConfig):
     verbose_name = _("Annotation")
 
     def ready(self) -> None:
-        from annotation import demo, job_handlers, training_demo  # noqa: F401  (job_handlers registers job kinds)
+        from annotation import demo, job_handlers  # noqa: F401  (job_handlers registers job kinds)
+        from annotation.collection import training_demo
         from core.demo import register_demo_part
 
         register_demo_part("annotation", demo.load, order=10)

@@ -15,9 +15,9 @@ from pathlib import Path
 
 import numpy as np
 
-from annotation import guidelines_data
 from annotation.axes import AXES
-from annotation.imports import annotations_import, dialogues_import
+from annotation.guidelines import loader as guidelines_data
+from annotation.io.imports import annotations_import, dialogues_import
 from annotation.models import Batch
 from annotation.services import agreement_report_create
 

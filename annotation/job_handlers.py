@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
+from annotation.aggregation.reports import N_BOOT, SEED
 from annotation.models import Batch
-from annotation.reports import N_BOOT, SEED
 from annotation.services import agreement_report_create
 from core.jobs import job_handler
 

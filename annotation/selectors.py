@@ -5,9 +5,9 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 from annotation.axes import AXES
-from annotation.dataset import RatingSet, rating_set
+from annotation.io.dataset import RatingSet, rating_set
+from annotation.io.records import AnnotationRecord
 from annotation.models import Annotation, Dialogue
-from annotation.records import AnnotationRecord
 
 CHUNK = 5_000
 

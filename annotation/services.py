@@ -6,12 +6,12 @@ from django.contrib.auth import get_user_model
 from django.db import transaction
 from django.utils import timezone
 
+from annotation.aggregation.reports import N_BOOT, SEED, kappa_report
 from annotation.axes import AXES, MIN_CONFIDENCE, MIN_KAPPA, TARGET_KAPPA
-from annotation.consistency import check_consistency
-from annotation.dataset import rating_set
+from annotation.io.dataset import rating_set
 from annotation.models import AgreementReport, Annotation, AnnotationEdit, Batch, Dialogue, QualityFlag
-from annotation.quality import detect_outliers
-from annotation.reports import N_BOOT, SEED, kappa_report
+from annotation.quality.consistency import check_consistency
+from annotation.quality.outliers import detect_outliers
 from annotation.selectors import annotation_records, dialogue_records
 
 _VALUE_FIELDS = [f"{axis}_score" for axis in AXES] + [f"{axis}_confidence" for axis in AXES]

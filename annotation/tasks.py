@@ -2,7 +2,7 @@
 
 from celery import shared_task
 
-from annotation.queue import expire_reservations
+from annotation.collection.queue import expire_reservations
 
 SWEEP_SECONDS = 300
 

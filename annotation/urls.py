@@ -3,7 +3,7 @@ from django.urls import include, path
 app_name = "annotation"
 
 urlpatterns = [
-    path("", include("annotation.urls_queue")),
-    path("", include("annotation.urls_training")),
-    path("", include("annotation.urls_dashboard")),
+    path("", include("annotation.collection.urls_queue")),
+    path("", include("annotation.collection.urls_training")),
+    path("", include("annotation.dashboard.urls")),
 ]

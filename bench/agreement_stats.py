@@ -1,4 +1,4 @@
-"""Benchmark of annotation.agreement against the reference libraries.
+"""Benchmark of annotation.aggregation.agreement against the reference libraries.
 
 Run from the project root: ``.venv/bin/python bench/agreement_stats.py`` (``--quick`` for a smaller run).
 
@@ -104,7 +104,7 @@ def verdict(ok: bool) -> str:
 
 
 def run(n_items: int, repeats: int, n_boot: int) -> bool:
-    from annotation.agreement import bootstrap_kappa_ci, krippendorff_alpha, pairwise_quadratic_kappa
+    from annotation.aggregation.agreement import bootstrap_kappa_ci, krippendorff_alpha, pairwise_quadratic_kappa
 
     axes = {axis: synthetic_axis(n_items, 10, 3, seed=i) for i, axis in enumerate(AXES)}
     print(f"data: {len(AXES)} axes x {n_items:,} items x 10 raters, 3 ratings per item")

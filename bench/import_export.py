@@ -74,9 +74,9 @@ def measure(dialogues: Path, ratings: Path, repeats: int) -> dict:
     from django.core.management import call_command
     from django.db import connection
 
-    from annotation.batch_delete import batch_delete
-    from annotation.exports import annotation_lines, write_lines
-    from annotation.imports import annotations_import, dialogues_import
+    from annotation.io.batch_delete import batch_delete
+    from annotation.io.exports import annotation_lines, write_lines
+    from annotation.io.imports import annotations_import, dialogues_import
     from annotation.models import Annotation, Batch, Dialogue, RatingTotal
 
     call_command("migrate", verbosity=0)

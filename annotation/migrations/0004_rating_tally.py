@@ -6,7 +6,7 @@ from django.db import migrations, models
 
 
 # The row-level triggers as first installed, kept here as they were: migration 0005 replaces them by the
-# statement-level triggers of annotation.tally_postgresql.
+# statement-level triggers of annotation.models.tally_postgresql.
 INSTALL = """
 CREATE OR REPLACE FUNCTION annotation_tally_apply(p_annotator integer, p_batch bigint, p_at timestamptz,
                                                   p_delta integer) RETURNS void LANGUAGE plpgsql AS $$

@@ -4,7 +4,7 @@ from importlib import import_module
 
 from django.db import migrations
 
-from annotation import tally_postgresql
+from annotation.models import tally_postgresql
 
 # The row-level triggers and functions of migration 0004.
 REMOVE_ROW_LEVEL = """

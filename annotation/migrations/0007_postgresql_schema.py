@@ -1,8 +1,8 @@
-"""PostgreSQL: the foreign keys a batch deletion runs through act in the database (see annotation.schema_postgresql)."""
+"""PostgreSQL: the foreign keys a batch deletion runs through act in the database (see annotation.models.schema_postgresql)."""
 
 from django.db import migrations
 
-from annotation import schema_postgresql
+from annotation.models import schema_postgresql
 
 # The foreign keys there were when this migration was written (0009 adds the later ones).
 ACTIONS = {

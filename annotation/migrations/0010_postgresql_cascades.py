@@ -6,7 +6,7 @@ creates it.
 
 from django.db import migrations
 
-from annotation import schema_postgresql
+from annotation.models import schema_postgresql
 
 NEW_KEYS = [("annotation_dialoguerevision", "dialogue_id")]
 

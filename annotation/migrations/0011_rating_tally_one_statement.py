@@ -2,7 +2,7 @@
 
 from django.db import migrations
 
-from annotation import tally_postgresql
+from annotation.models import tally_postgresql
 
 # The two-statement functions of migration 0005, for going back.
 TWO_STATEMENTS = """

@@ -7,7 +7,7 @@ See annotation/models_queue.py for why. Order matters on SQLite: removing ``take
 import django.db.models.deletion
 from django.db import migrations, models
 
-from annotation import queue_entries
+from annotation.models import queue_triggers as queue_entries
 
 COPY_COUNTS = (
     "INSERT INTO annotation_queueentry (dialogue_id, batch_id, taken_count) "

@@ -1,8 +1,8 @@
-"""``{{ reason|agreement_reason }}``: a statistics reason in the user's language (annotation.reason_text)."""
+"""``{{ reason|agreement_reason }}``: a statistics reason in the user's language (aggregation/reason_text)."""
 
 from django import template
 
-from annotation.reason_text import translate_reason
+from annotation.aggregation.reason_text import translate_reason
 
 register = template.Library()
 

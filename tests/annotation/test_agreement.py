@@ -1,4 +1,4 @@
-"""annotation.agreement against reference libraries (sklearn, krippendorff), published values and loop references.
+"""The agreement engine against reference libraries (sklearn, krippendorff), published values and loop references.
 
 Pure tests: no database, no Django settings needed by the module under test.
 """
@@ -20,8 +20,7 @@ from hypothesis.extra.numpy import arrays
 from sklearn.exceptions import UndefinedMetricWarning
 from sklearn.metrics import cohen_kappa_score
 
-from annotation import agreement_bootstrap, agreement_kappa
-from annotation.agreement import (
+from annotation.aggregation.agreement import (
     CATEGORIES,
     axis_kappa,
     axis_report,
@@ -33,9 +32,11 @@ from annotation.agreement import (
     pairwise_quadratic_kappa,
     prevalence,
 )
-from annotation.agreement_bootstrap import PatternPairStats, kappa_from_sums, unique_patterns
-from annotation.agreement_core import check_ratings
-from annotation.agreement_gwet import gwet_pa_pe, gwet_weights
+from annotation.aggregation.agreement import bootstrap as agreement_bootstrap
+from annotation.aggregation.agreement import kappa as agreement_kappa
+from annotation.aggregation.agreement.bootstrap import PatternPairStats, kappa_from_sums, unique_patterns
+from annotation.aggregation.agreement.core import check_ratings
+from annotation.aggregation.agreement.gwet import gwet_pa_pe, gwet_weights
 
 TOL = 1e-9
 FIVE = [1, 2, 3, 4, 5]
@@ -581,7 +582,7 @@ def test_large_values_and_negative_categories_take_the_slow_path():
 def test_module_imports_without_django():
     env = {k: v for k, v in os.environ.items() if k != "DJANGO_SETTINGS_MODULE"}
     code = (
-        "import sys, annotation.agreement; "
+        "import sys, annotation.aggregation.agreement; "
         "assert not [m for m in sys.modules if m == 'django' or m.startswith('django.')], 'django imported'"
     )
     root = Path(__file__).resolve().parents[2]

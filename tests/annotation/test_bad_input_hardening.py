@@ -8,8 +8,8 @@ from django.core.files.uploadedfile import SimpleUploadedFile
 from django.core.management import CommandError, call_command
 from django.urls import reverse
 
+from annotation.collection.queue import assignment_next
 from annotation.models import Annotation, Batch, Dialogue, DialogueRevision, QualityFlag
-from annotation.queue import assignment_next
 from tests.annotation.test_training_services import gold_row
 from tests.helpers import make_qualified_annotator
 

@@ -5,7 +5,8 @@ from django.core.management import CommandError, call_command
 from django.db import connection
 from django.db.models import ForeignKey
 
-from annotation.batch_delete import HANDLED, batch_contents, batch_delete
+from annotation.collection.queue import assignment_next
+from annotation.io.batch_delete import HANDLED, batch_contents, batch_delete
 from annotation.models import (
     AgreementReport,
     Annotation,
@@ -16,7 +17,6 @@ from annotation.models import (
     QualityFlag,
     RatingTotal,
 )
-from annotation.queue import assignment_next
 from tests.helpers import make_user
 
 pytestmark = pytest.mark.django_db
@@ -94,7 +94,7 @@ def test_delete_batch_command_needs_a_confirmation(capsys):
 def test_postgresql_acts_on_deletes_as_the_models_say():
     from django.db import IntegrityError, transaction
 
-    from annotation import schema_postgresql
+    from annotation.models import schema_postgresql
 
     with connection.cursor() as cursor:
         assert schema_postgresql.current(cursor) == schema_postgresql.ACTIONS

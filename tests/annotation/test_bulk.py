@@ -4,7 +4,7 @@ from datetime import UTC, datetime
 
 import pytest
 
-from annotation.bulk import bulk_insert, existing_values, values_in
+from annotation.io.bulk import bulk_insert, existing_values, values_in
 from annotation.models import Batch, Dialogue
 
 pytestmark = pytest.mark.django_db

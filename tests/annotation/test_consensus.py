@@ -5,9 +5,9 @@ from datetime import UTC, datetime
 
 import pytest
 
-from annotation.consensus import merge
-from annotation.dataset import rating_set
-from annotation.records import parse_annotation
+from annotation.aggregation.consensus import merge
+from annotation.io.dataset import rating_set
+from annotation.io.records import parse_annotation
 from tests.annotation.conftest import rating
 
 NOW = datetime(2025, 2, 1, 9, 30, tzinfo=UTC)

@@ -3,13 +3,14 @@
 import ast
 import dataclasses
 import re
+from pathlib import Path
 
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from annotation import consistency as cc
-from annotation import guidelines_data as gd
+from annotation.guidelines import loader as gd
+from annotation.quality import consistency as cc
 
 NEUTRAL = "リストを逆順にするには lst.reverse() か lst[::-1] を使います。元の並びを残すなら後者です。"
 LONG_VARIED = (
@@ -262,7 +263,7 @@ def test_demo_reference_scores_pass_the_rules():
 
 
 def test_consistency_rules_do_not_copy_marker_lists():
-    source = (gd.GUIDELINES_DIR.parent / "consistency.py").read_text(encoding="utf-8")
+    source = Path(cc.__file__).read_text(encoding="utf-8")
     tree = ast.parse(source)
     docstrings = {
         id(node.body[0].value)

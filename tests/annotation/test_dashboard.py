@@ -7,7 +7,7 @@ from django.contrib.auth.models import User
 from django.core.management import call_command
 
 import annotation.job_handlers  # noqa: F401  (registers the annotation.agreement_report job kind)
-from annotation.dashboard import heat_map, kappa_colour, open_flags, weekly_plot
+from annotation.dashboard.selectors import heat_map, kappa_colour, open_flags, weekly_plot
 from annotation.job_handlers import AGREEMENT_REPORT
 from annotation.models import AgreementReport, Batch, QualityFlag
 from annotation.services import agreement_report_create

@@ -7,7 +7,7 @@ from collections import Counter
 
 import pytest
 
-from annotation import guidelines_data as gd
+from annotation.guidelines import loader as gd
 
 # Seed 000, B.1: the markers the spec names, per axis and group.
 SEED_MARKERS = {

@@ -3,8 +3,8 @@
 import pytest
 from django.urls import reverse
 
-from annotation import guidelines_data as gd
-from annotation.views_guidelines import render_markdown
+from annotation.guidelines import loader as gd
+from annotation.guidelines.views import render_markdown
 
 
 @pytest.fixture

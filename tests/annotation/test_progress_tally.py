@@ -7,9 +7,8 @@ import pytest
 from django.db import connection
 from django.utils import timezone
 
-from annotation import tally_postgresql
-from annotation.models import Annotation, Batch, Dialogue, RatingQuarter, RatingTotal
-from annotation.queue import assignment_next, batch_progress, rating_submit
+from annotation.collection.queue import assignment_next, batch_progress, rating_submit
+from annotation.models import Annotation, Batch, Dialogue, RatingQuarter, RatingTotal, tally_postgresql
 from tests.helpers import make_user
 
 pytestmark = pytest.mark.django_db
@@ -185,7 +184,7 @@ def test_multi_row_statements_keep_every_tally_exact():
     annotators.append(newcomer)
     _tallies_equal_counting()
 
-    from annotation.bulk import bulk_delete
+    from annotation.io.bulk import bulk_delete
 
     gone = bulk_delete(Annotation.objects.filter(dialogue__batch=second))  # one DELETE
     assert gone > 50

@@ -7,9 +7,9 @@ import numpy as np
 import pytest
 
 from annotation.axes import AXES
-from annotation.dataset import rating_set
-from annotation.quality import OutlierThresholds, detect_outliers, outlier_report
-from annotation.records import AnnotationRecord
+from annotation.io.dataset import rating_set
+from annotation.io.records import AnnotationRecord
+from annotation.quality.outliers import OutlierThresholds, detect_outliers, outlier_report
 
 START = datetime(2025, 3, 1, 9, 0, tzinfo=UTC)
 

@@ -7,8 +7,7 @@ import pytest
 from django.db import connection, connections
 from django.utils import timezone
 
-from annotation.models import Annotation, Assignment, Batch, Dialogue, QueueEntry
-from annotation.queue import (
+from annotation.collection.queue import (
     annotation_submit,
     assignment_next,
     assignment_skip,
@@ -17,6 +16,7 @@ from annotation.queue import (
     rating_submit,
     recount_taken,
 )
+from annotation.models import Annotation, Assignment, Batch, Dialogue, QueueEntry
 from tests.helpers import make_user
 
 SCORES = {"social": 1, "avoidant": 2, "mechanical": 1, "self": 1}
@@ -223,7 +223,7 @@ def test_a_lost_race_for_the_picked_item_is_retried(monkeypatch):
     """When the statement reports that another request of the annotator reserved the picked item, ask again."""
     if connection.vendor != "postgresql":
         pytest.skip("the single-statement queue is PostgreSQL's")
-    from annotation import queue_postgresql
+    from annotation.collection import queue_postgresql
 
     batch = _batch(2)
     user = make_user("raced", "annotator")

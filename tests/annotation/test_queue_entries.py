@@ -7,11 +7,11 @@ from django.db import connection
 from django.db.migrations.executor import MigrationExecutor
 from django.utils import timezone
 
-from annotation import queue_entries
-from annotation.batch_delete import batch_delete
-from annotation.bulk import bulk_insert
+from annotation.collection.queue import recount_taken
+from annotation.io.batch_delete import batch_delete
+from annotation.io.bulk import bulk_insert
 from annotation.models import Batch, Dialogue, QueueEntry
-from annotation.queue import recount_taken
+from annotation.models import queue_triggers as queue_entries
 
 
 def _dialogues(batch: Batch, n: int, prefix: str = "d") -> list[Dialogue]:

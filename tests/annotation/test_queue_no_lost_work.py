@@ -9,9 +9,9 @@ from django.core.management import call_command
 from django.db import IntegrityError, connection, connections, transaction
 from django.utils import timezone
 
-from annotation.imports import annotations_import
+from annotation.collection.queue import Outcome, assignment_next, expire_reservations
+from annotation.io.imports import annotations_import
 from annotation.models import Annotation, Assignment, Batch, Dialogue
-from annotation.queue import Outcome, assignment_next, expire_reservations
 from tests.annotation.test_queue_submit import CONFIDENCE, SCORES, _submit
 from tests.annotation.test_queue_submit import _batch as queue_batch
 from tests.helpers import make_qualified_annotator, make_user

@@ -5,9 +5,9 @@ from datetime import timedelta
 import pytest
 from django.utils import timezone
 
-from annotation.forms import RatingForm, parse_rating
+from annotation.collection.forms import RatingForm, parse_rating
+from annotation.collection.queue import assignment_next, assignment_skip, expire_reservations, rating_submit
 from annotation.models import Annotation, Assignment, Batch, Dialogue, QueueEntry
-from annotation.queue import assignment_next, assignment_skip, expire_reservations, rating_submit
 from tests.helpers import make_user
 
 SCORES = {"social": 2, "avoidant": 5, "mechanical": 1, "self": 3}

@@ -180,7 +180,7 @@ def test_a_failure_finding_the_next_item_does_not_lose_the_rating(client, rater,
                 cursor.execute("SELECT * FROM no_such_table_for_this_test")
         return None
 
-    monkeypatch.setattr("annotation.views_queue.assignment_next", broken_next)
+    monkeypatch.setattr("annotation.collection.views_queue.assignment_next", broken_next)
     response = client.post(f"/annotate/{batch.pk}/{first}/submit/", _rating(), headers=HTMX)
     assert response.status_code == 200
     assert Annotation.objects.filter(annotator=rater).count() == 1

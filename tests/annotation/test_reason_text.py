@@ -6,12 +6,12 @@ import numpy as np
 import pytest
 from django.utils import translation
 
-from annotation import weekly
-from annotation.agreement import axis_report, bootstrap_kappa_ci, krippendorff_alpha, leave_one_out_kappa
-from annotation.agreement_gwet import gwet_ac2
-from annotation.agreement_kappa import axis_kappa, pairwise_quadratic_kappa
-from annotation.reason_text import _PLACEHOLDER, TEMPLATES, translate_reason
-from annotation.training import gold_agreement
+from annotation.aggregation import weekly
+from annotation.aggregation.agreement import axis_report, bootstrap_kappa_ci, krippendorff_alpha, leave_one_out_kappa
+from annotation.aggregation.agreement.gwet import gwet_ac2
+from annotation.aggregation.agreement.kappa import axis_kappa, pairwise_quadratic_kappa
+from annotation.aggregation.reason_text import _PLACEHOLDER, TEMPLATES, translate_reason
+from annotation.collection.training import gold_agreement
 
 ENGLISH_WORD = re.compile(r"[A-Za-z]{3,}")
 KEPT_NAMES = {"Gwet"}  # a name, not English

@@ -2,7 +2,7 @@
 
 import pytest
 
-from annotation.records import InputError, ProblemLog, load_annotations, load_dialogues
+from annotation.io.records import InputError, ProblemLog, load_annotations, load_dialogues
 from tests.annotation.conftest import dialogue, rating
 
 

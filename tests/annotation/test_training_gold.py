@@ -6,13 +6,13 @@ from collections import Counter
 import pytest
 from django.core.management import CommandError, call_command
 
-from annotation import guidelines_data as gd
-from annotation.consistency import check_consistency
-from annotation.gold_records import load_gold
-from annotation.models_training import GoldItem
-from annotation.records import InputError, ProblemLog
-from annotation.training import import_gold
-from annotation.training_demo import GOLD_FILE
+from annotation.collection.training import import_gold
+from annotation.collection.training_demo import GOLD_FILE
+from annotation.guidelines import loader as gd
+from annotation.io.gold_records import load_gold
+from annotation.io.records import InputError, ProblemLog
+from annotation.models.training import GoldItem
+from annotation.quality.consistency import check_consistency
 from tests.annotation.test_training_services import AXES, gold_row, write_rows
 
 # --------------------------------------------------------------------------- parsing (no database)
@@ -211,8 +211,8 @@ def test_demo_file_is_strict_utf8_json_lines():
 def test_demo_part_loads_gold_items_and_qualifies_annotator1_once(db):
     from django.contrib.auth.models import User
 
-    from annotation import training_demo
-    from annotation.training import is_qualified
+    from annotation.collection import training_demo
+    from annotation.collection.training import is_qualified
 
     summary = training_demo.load()
     assert "created 50" in summary and "annotator1 passed the test" in summary

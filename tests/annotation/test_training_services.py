@@ -11,8 +11,8 @@ from django.http import HttpResponse
 from django.test import RequestFactory
 from django.utils import timezone
 
-from annotation import training
-from annotation.models_training import GoldItem, QualificationAttempt, TrainingAnswer
+from annotation.collection import training
+from annotation.models.training import GoldItem, QualificationAttempt, TrainingAnswer
 from tests.helpers import make_user
 
 AXES = ("social", "avoidant", "mechanical", "self")

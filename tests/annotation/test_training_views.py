@@ -5,9 +5,9 @@ from django.core.files.uploadedfile import SimpleUploadedFile
 from django.urls import reverse
 from django.utils import timezone, translation
 
-from annotation import training
-from annotation.models_training import GoldItem, QualificationAttempt, TrainingAnswer
-from annotation.training import QUALIFICATION_REQUIRED_MESSAGE
+from annotation.collection import training
+from annotation.collection.training import QUALIFICATION_REQUIRED_MESSAGE
+from annotation.models.training import GoldItem, QualificationAttempt, TrainingAnswer
 from tests.annotation.test_training_services import AXES, TEST_GOLD, gold_row, store_gold, write_rows
 
 HTMX = {"HX-Request": "true"}

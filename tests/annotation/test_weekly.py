@@ -8,8 +8,8 @@ import numpy as np
 import pytest
 from sklearn.metrics import cohen_kappa_score
 
-from annotation.agreement import leave_one_out_kappa, pairwise_quadratic_kappa
-from annotation.weekly import NO_WEEK, week_codes, week_label, week_monday, weekly_kappa_vs_rest
+from annotation.aggregation.agreement import leave_one_out_kappa, pairwise_quadratic_kappa
+from annotation.aggregation.weekly import NO_WEEK, week_codes, week_label, week_monday, weekly_kappa_vs_rest
 
 LABELS = [1, 2, 3, 4, 5]
 

@@ -31,7 +31,7 @@ PAGES = {
 def _rate_one(batch, username: str) -> None:
     from django.contrib.auth import get_user_model
 
-    from annotation.queue import assignment_next, rating_submit
+    from annotation.collection.queue import assignment_next, rating_submit
 
     user = get_user_model().objects.get(username=username)
     assignment = assignment_next(batch=batch, annotator=user)

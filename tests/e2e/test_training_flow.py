@@ -3,9 +3,9 @@
 from django.contrib.auth.models import User
 from django.utils import translation
 
-from annotation.models_training import GoldItem, TrainingAnswer
-from annotation.training import QUALIFICATION_REQUIRED_MESSAGE, import_gold, is_qualified
-from annotation.training_demo import GOLD_FILE
+from annotation.collection.training import QUALIFICATION_REQUIRED_MESSAGE, import_gold, is_qualified
+from annotation.collection.training_demo import GOLD_FILE
+from annotation.models.training import GoldItem, TrainingAnswer
 from tests.e2e.conftest import ARTIFACTS, log_in, screenshot
 from tests.helpers import PASSWORD, make_user
 

@@ -12,8 +12,8 @@ from pathlib import Path
 
 from django.core.management.base import CommandError
 
-from annotation.dataset import RatingSet, rating_set
-from annotation.records import InputError, ProblemLog, load_annotations, readable_paths
+from annotation.io.dataset import RatingSet, rating_set
+from annotation.io.records import InputError, ProblemLog, load_annotations, readable_paths
 
 
 @contextmanager

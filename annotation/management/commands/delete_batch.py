@@ -2,7 +2,7 @@ import sys
 
 from django.core.management.base import BaseCommand, CommandError
 
-from annotation.batch_delete import batch_contents, batch_delete
+from annotation.io.batch_delete import batch_contents, batch_delete
 from annotation.models import Batch
 
 

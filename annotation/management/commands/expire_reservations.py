@@ -1,6 +1,6 @@
 from django.core.management.base import BaseCommand
 
-from annotation.queue import RESERVATION_MINUTES, expire_reservations
+from annotation.collection.queue import RESERVATION_MINUTES, expire_reservations
 
 
 class Command(BaseCommand):

@@ -2,7 +2,7 @@ import sys
 
 from django.core.management.base import BaseCommand, CommandError
 
-from annotation.exports import annotation_lines, write_lines
+from annotation.io.exports import annotation_lines, write_lines
 from annotation.management.commands._common import atomic_output, output_file
 from annotation.models import Batch
 

@@ -2,9 +2,9 @@ from pathlib import Path
 
 from django.core.management.base import BaseCommand, CommandError
 
+from annotation.aggregation.consensus import METHODS, merge_with_exclusions
 from annotation.axes import MIN_CONFIDENCE, MIN_KAPPA
-from annotation.consensus import METHODS, merge_with_exclusions
-from annotation.dataset import rating_set
+from annotation.io.dataset import rating_set
 from annotation.management.commands._common import add_float_option, output_file, write_jsonl
 from annotation.models import Batch
 from annotation.selectors import annotation_records

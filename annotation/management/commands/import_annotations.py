@@ -1,6 +1,6 @@
 from django.core.management.base import BaseCommand
 
-from annotation.imports import annotations_import
+from annotation.io.imports import annotations_import
 from annotation.management.commands._common import input_errors_as_command_error
 
 

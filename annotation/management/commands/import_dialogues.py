@@ -2,7 +2,7 @@ from pathlib import Path
 
 from django.core.management.base import BaseCommand
 
-from annotation.imports import dialogues_import
+from annotation.io.imports import dialogues_import
 from annotation.management.commands._common import input_errors_as_command_error
 from annotation.models import Batch
 

@@ -1,7 +1,7 @@
 from django.core.management.base import BaseCommand
 
+from annotation.collection.training import import_gold
 from annotation.management.commands._common import input_errors_as_command_error
-from annotation.training import import_gold
 
 
 class Command(BaseCommand):

@@ -1,9 +1,9 @@
 from django.core.management.base import BaseCommand, CommandError
 
+from annotation.aggregation.reports import N_BOOT, SEED, format_table, kappa_report, summary_rows
 from annotation.axes import MIN_KAPPA, TARGET_KAPPA
 from annotation.management.commands._common import add_float_option, output_file, read_rating_files, write_json
 from annotation.models import AgreementReport
-from annotation.reports import N_BOOT, SEED, format_table, kappa_report, summary_rows
 
 
 class Command(BaseCommand):

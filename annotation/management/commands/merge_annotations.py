@@ -2,8 +2,9 @@ from pathlib import Path
 
 from django.core.management.base import BaseCommand, CommandError
 
+from annotation.aggregation.consensus import METHODS, merge_with_exclusions
+from annotation.aggregation.reports import N_BOOT, SEED, kappa_report
 from annotation.axes import MIN_CONFIDENCE, MIN_KAPPA
-from annotation.consensus import METHODS, merge_with_exclusions
 from annotation.management.commands._common import (
     add_float_option,
     output_file,
@@ -12,8 +13,7 @@ from annotation.management.commands._common import (
     write_json,
     write_jsonl,
 )
-from annotation.quality import outlier_report
-from annotation.reports import N_BOOT, SEED, kappa_report
+from annotation.quality.outliers import outlier_report
 
 
 class Command(BaseCommand):

@@ -4,13 +4,13 @@ from collections import Counter
 
 from django.core.management.base import BaseCommand, CommandError
 
+from annotation.aggregation.reports import format_table, kappa_report
 from annotation.axes import MIN_CONFIDENCE, MIN_KAPPA
-from annotation.consistency import check_consistency
-from annotation.dataset import rating_set
+from annotation.io.dataset import rating_set
+from annotation.io.records import ProblemLog, load_annotations, load_dialogues, readable_paths
 from annotation.management.commands._common import add_float_option, output_file, write_json
-from annotation.quality import detect_outliers
-from annotation.records import ProblemLog, load_annotations, load_dialogues, readable_paths
-from annotation.reports import format_table, kappa_report
+from annotation.quality.consistency import check_consistency
+from annotation.quality.outliers import detect_outliers
 
 SHOWN = 5  # problems listed per check in the terminal; the --report file has up to 100
 

@@ -1,0 +1,204 @@
+"""Merging several annotators' ratings into one consensus rating per item (seed A.6, pure numpy).
+
+Per item and axis, ratings below ``min_confidence`` and ratings by annotators left out of that
+axis (low leave-one-out agreement) are not used. The rest are merged by:
+
+- ``weighted_average``: the confidence-weighted mean;
+- ``median``: the median (the mean of the middle two for an even count);
+- ``majority``: the most frequent score; ties go to the score with the larger confidence sum,
+  then to the lower score (the conservative reading: less sycophancy).
+
+The integer consensus is the merged value rounded half up (2.5 -> 3), so ``scores_mean`` keeps
+the unrounded value. An item is rejected (not merged) when on any axis fewer than
+``min_ratings`` ratings are usable or the usable ratings span more than ``max_spread`` points.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Collection, Mapping
+from dataclasses import dataclass, field
+from datetime import UTC, datetime
+
+import numpy as np
+
+from annotation.aggregation.agreement import leave_one_out_kappa, pairwise_quadratic_kappa
+from annotation.axes import AXES, MIN_CONFIDENCE, MIN_KAPPA, SCORES
+from annotation.io.dataset import RatingSet
+from annotation.io.records import format_timestamp
+
+METHODS = ("weighted_average", "median", "majority")
+MIN_RATINGS = 2
+MAX_SPREAD = 2
+
+
+@dataclass
+class MergeResult:
+    consensus: list[dict] = field(default_factory=list)
+    rejected: list[dict] = field(default_factory=list)
+    method: str = "weighted_average"
+    rejected_by_axis: dict[str, dict[str, int]] = field(default_factory=dict)
+
+
+def round_half_up(values: np.ndarray) -> np.ndarray:
+    # Rounded to 9 decimals first so that a mean of exactly x.5 computed as x.4999999999999 goes up.
+    return np.floor(np.round(values, 9) + 0.5)
+
+
+def _merge_axis(scores: np.ndarray, confidence: np.ndarray, usable: np.ndarray, method: str) -> np.ndarray:
+    """The unrounded merged value per item (NaN where nothing is usable)."""
+    values = scores.astype(np.float64)
+    n_used = usable.sum(axis=1)
+    merged = np.full(scores.shape[0], np.nan)
+    has = n_used > 0
+    if method == "weighted_average":
+        weights = np.where(usable, confidence, 0.0)
+        total = weights.sum(axis=1)
+        weighted = (weights * values).sum(axis=1)
+        plain = np.where(usable, values, 0.0).sum(axis=1)
+        with np.errstate(invalid="ignore", divide="ignore"):
+            # All usable ratings with confidence 0 (possible only with min_confidence 0): plain mean.
+            merged = np.where(total > 0, weighted / total, plain / n_used)
+        merged[~has] = np.nan
+    elif method == "median":
+        masked = np.where(usable, values, np.nan)
+        merged[has] = np.nanmedian(masked[has], axis=1)
+    elif method == "majority":
+        categories = np.asarray(SCORES, dtype=np.float64)
+        hits = (values[:, :, None] == categories) & usable[:, :, None]
+        counts = hits.sum(axis=1)
+        confidence_sums = np.where(hits, np.nan_to_num(confidence)[:, :, None], 0.0).sum(axis=1)
+        # Count first; the confidence sum (< one count after scaling) breaks ties; argmax takes
+        # the first, i.e. the lowest, score among full ties.
+        key = counts + confidence_sums / (scores.shape[1] + 1.0)
+        merged[has] = categories[np.argmax(key[has], axis=1)]
+    else:
+        raise ValueError(f"unknown method {method!r}; use one of {', '.join(METHODS)}")
+    return merged
+
+
+def merge(
+    ratings: RatingSet,
+    *,
+    method: str = "weighted_average",
+    min_confidence: float = MIN_CONFIDENCE,
+    excluded: Mapping[str, Collection[int]] | None = None,
+    min_ratings: int = MIN_RATINGS,
+    max_spread: int = MAX_SPREAD,
+    now: datetime | None = None,
+) -> MergeResult:
+    if method not in METHODS:
+        raise ValueError(f"unknown method {method!r}; use one of {', '.join(METHODS)}")
+    excluded = excluded or {}
+    stamp = format_timestamp((now or datetime.now(UTC)).replace(microsecond=0))
+    per_axis = {}
+    reject_reasons: list[dict] = [{} for _ in range(ratings.n_items)]
+    result = MergeResult(method=method)
+    for axis in AXES:
+        scores, confidence = ratings.scores[axis], ratings.confidence[axis]
+        usable = (scores > 0) & (confidence >= min_confidence)
+        for rater in excluded.get(axis, ()):
+            usable[:, rater] = False
+        n_used = usable.sum(axis=1)
+        merged = _merge_axis(scores, confidence, usable, method)
+        low = np.where(usable, scores, 99).min(axis=1)
+        high = np.where(usable, scores, 0).max(axis=1)
+        with np.errstate(invalid="ignore"):
+            mean_confidence = np.where(usable, confidence, 0.0).sum(axis=1) / np.maximum(n_used, 1)
+        too_few = n_used < min_ratings
+        too_wide = ~too_few & (high - low > max_spread)
+        for item in np.flatnonzero(too_few):
+            reject_reasons[item][axis] = {
+                "reason": "too_few_ratings",
+                "usable": int(n_used[item]),
+                "required": min_ratings,
+            }
+        for item in np.flatnonzero(too_wide):
+            reject_reasons[item][axis] = {
+                "reason": "spread_too_wide",
+                "min": int(low[item]),
+                "max": int(high[item]),
+                "max_spread": max_spread,
+            }
+        result.rejected_by_axis[axis] = {"too_few_ratings": int(too_few.sum()), "spread_too_wide": int(too_wide.sum())}
+        per_axis[axis] = (merged, round_half_up(merged), mean_confidence, n_used)
+
+    rated = ratings.rated
+    n_annotators = rated.sum(axis=1)
+    for item, item_id in enumerate(ratings.item_ids):
+        if reject_reasons[item]:
+            raters = np.flatnonzero(rated[item])
+            result.rejected.append(
+                {
+                    "id": item_id,
+                    "reasons": reject_reasons[item],
+                    "n_annotators": int(n_annotators[item]),
+                    "ratings": {
+                        ratings.rater_ids[r]: {axis: int(ratings.scores[axis][item, r]) for axis in AXES}
+                        for r in raters
+                    },
+                }
+            )
+            continue
+        result.consensus.append(
+            {
+                "id": item_id,
+                "annotator_id": "consensus",
+                "timestamp": stamp,
+                "annotations": {axis: int(per_axis[axis][1][item]) for axis in AXES},
+                "confidence": {axis: float(per_axis[axis][2][item]) for axis in AXES},
+                "scores_mean": {axis: float(per_axis[axis][0][item]) for axis in AXES},
+                "n_annotators": int(n_annotators[item]),
+                "n_used": {axis: int(per_axis[axis][3][item]) for axis in AXES},
+                "method": method,
+            }
+        )
+    return result
+
+
+def low_agreement_exclusions(ratings: RatingSet, *, min_kappa: float) -> tuple[dict[str, list[int]], dict]:
+    """Per axis, the annotators (column indices) whose leave-one-out kappa is below ``min_kappa``.
+
+    Annotators whose leave-one-out kappa is undefined stay in (nothing shows they disagree) and are
+    listed separately so the report says so.
+    """
+    excluded: dict[str, list[int]] = {}
+    listing: dict[str, dict[str, list[dict]]] = {}
+    for axis in AXES:
+        pairwise = pairwise_quadratic_kappa(ratings.scores[axis])
+        per_rater = leave_one_out_kappa(pairwise, ratings.n_raters)
+        out, undefined = [], []
+        for rater, (value, reason) in enumerate(per_rater):
+            if value is not None and value < min_kappa:
+                out.append(rater)
+            if value is None:
+                undefined.append({"annotator": ratings.rater_ids[rater], "reason": reason})
+        excluded[axis] = out
+        listing[axis] = {
+            "excluded": [{"annotator": ratings.rater_ids[r], "kappa_vs_rest": per_rater[r][0]} for r in out],
+            "kept_with_undefined_kappa": undefined,
+        }
+    return excluded, listing
+
+
+def merge_with_exclusions(
+    ratings: RatingSet,
+    *,
+    method: str = "weighted_average",
+    min_kappa: float = MIN_KAPPA,
+    min_confidence: float = MIN_CONFIDENCE,
+) -> tuple[MergeResult, dict]:
+    """The seed A.6 merge: leave out low-agreement annotators per axis, then merge. Returns (result, summary)."""
+    excluded, listing = low_agreement_exclusions(ratings, min_kappa=min_kappa)
+    result = merge(ratings, method=method, min_confidence=min_confidence, excluded=excluded)
+    summary = {
+        "method": method,
+        "min_kappa": min_kappa,
+        "min_confidence": min_confidence,
+        "min_ratings": MIN_RATINGS,
+        "max_spread": MAX_SPREAD,
+        "consensus_items": len(result.consensus),
+        "rejected_items": len(result.rejected),
+        "rejected_by_axis": result.rejected_by_axis,
+        "annotators": listing,
+    }
+    return result, summary

@@ -1,0 +1,22 @@
+"""Guidelines and training URLs; included in the ``annotation`` namespace by annotation/urls.py."""
+
+from django.urls import path
+
+from annotation.collection import views_training
+from annotation.guidelines import views as views_guidelines
+
+urlpatterns = [
+    path("guidelines/", views_guidelines.guidelines, name="guidelines"),
+    path("training/", views_training.training_start, name="training"),
+    path("training/practice/", views_training.practice, name="practice"),
+    path("training/practice/<int:answer_id>/", views_training.practice_feedback, name="practice-feedback"),
+    path("training/qualification/", views_training.qualification, name="qualification"),
+    path("training/qualification/start/", views_training.qualification_start, name="qualification-start"),
+    path(
+        "training/qualification/<int:attempt_id>/",
+        views_training.qualification_result,
+        name="qualification-result",
+    ),
+    path("training/gold/", views_training.gold_items, name="gold-items"),
+    path("training/results/", views_training.qualification_results, name="qualification-results"),
+]

@@ -1,0 +1,228 @@
+"""The annotator's work: batch list, the rating page (HTMX), skipping, and their own history with edits."""
+
+from __future__ import annotations
+
+import logging
+from contextlib import nullcontext
+from functools import partial
+
+from django.contrib import messages
+from django.core.paginator import Paginator
+from django.db import DatabaseError, transaction
+from django.db.models import Count, Q
+from django.http import Http404
+from django.shortcuts import get_object_or_404, redirect, render
+from django.urls import reverse
+from django.utils import timezone
+from django.utils.formats import date_format
+from django.utils.functional import SimpleLazyObject
+from django.utils.html import format_html
+from django.utils.translation import gettext as _
+from django.views.decorators.http import require_GET, require_http_methods, require_POST
+
+from annotation.axes import AXES, MIN_CONFIDENCE
+from annotation.collection.forms import RatingForm, SkipForm, parse_rating
+from annotation.collection.queue import (
+    Outcome,
+    Rated,
+    assignment_next,
+    assignment_skip,
+    batch_get,
+    batch_progress,
+    rating_submit,
+)
+from annotation.collection.training import qualification_required
+from annotation.guidelines.scale import AXIS_NAMES, axes_info
+from annotation.models import Annotation, Assignment, Batch
+from annotation.services import annotation_update
+from core.permissions import annotator_required
+
+logger = logging.getLogger(__name__)
+
+
+def _batches_for(user):
+    mine = Count("dialogues__annotations", filter=Q(dialogues__annotations__annotator=user), distinct=True)
+    return Batch.objects.annotate(n_items=Count("dialogues", distinct=True), n_mine=mine).filter(n_items__gt=0)
+
+
+@annotator_required
+@qualification_required
+@require_GET
+def queue(request):
+    return render(request, "annotation/queue/batches.html", {"batches": _batches_for(request.user)})
+
+
+def _workspace(request, batch: Batch, *, form: RatingForm | None = None, assignment: Assignment | None = None):
+    assignment = assignment or assignment_next(batch=batch, annotator=request.user)
+    context = {
+        "batch": batch,
+        "assignment": assignment,
+        "min_confidence": MIN_CONFIDENCE,
+        "progress": batch_progress(
+            batch=batch, annotator=request.user, mine=getattr(assignment, "progress_counts", None)
+        ),
+        "skip_reason_label": SkipForm.base_fields["reason"].label,
+    }
+    if form is None:
+        # An empty form renders the same for every item (the template caches it per language):
+        # it is only built when that cache is cold.
+        context["fresh_form"] = True
+        form = SimpleLazyObject(RatingForm)
+    context["form"] = form
+    context["axis_rows"] = partial(_axis_rows, form)
+    if assignment is not None:
+        ids = (batch.pk, assignment.pk)
+        context["submit_url"] = reverse("annotation:submit", args=ids)
+        context["skip_url"] = reverse("annotation:skip", args=ids)
+        dialogue = assignment.dialogue
+        context["before"] = [t for t in dialogue.context if t["turn"] < 0]
+        context["after"] = [t for t in dialogue.context if t["turn"] > 0]
+    template = "annotation/queue/rate.html"
+    return render(request, template + "#workspace" if request.htmx else template, context)
+
+
+def _axis_rows(form):
+    return form.axis_rows(axes_info())
+
+
+@annotator_required
+@qualification_required
+@require_GET
+def rate(request, batch_id: int):
+    batch = batch_get(batch_id)
+    if batch is None:
+        raise Http404
+    return _workspace(request, batch)
+
+
+def _own_assignment(request, batch_id: int, assignment_id: int) -> tuple[Batch, Assignment]:
+    assignment = get_object_or_404(
+        Assignment.objects.select_related("dialogue", "batch"), pk=assignment_id, batch_id=batch_id
+    )
+    if assignment.annotator_id != request.user.id:
+        raise Http404  # another annotator's work is not visible (blind annotation)
+    return assignment.batch, assignment
+
+
+@annotator_required
+@qualification_required
+@require_POST
+def submit(request, batch_id: int, assignment_id: int):
+    rating = parse_rating(request.POST)
+    if rating is None:
+        form = RatingForm(request.POST)
+        if not form.is_valid():
+            # Shown again with the entered values and the errors beside the fields; nothing is lost.
+            batch, assignment = _own_assignment(request, batch_id, assignment_id)
+            return _workspace(request, batch, form=form, assignment=assignment)
+        rating = form.scores(), form.confidences()  # accepted in a form the fast parser does not take ("0.70")
+    scores, confidences = rating
+    rated = rating_submit(
+        batch_id=batch_id, assignment_id=assignment_id, annotator=request.user, scores=scores, confidence=confidences
+    )
+    if rated is None:
+        raise Http404  # no such assignment, or another annotator's (blind annotation)
+    _tell(request, rated, scores, confidences)
+    if not request.htmx:
+        return redirect("annotation:rate", batch_id=rated.batch.pk)
+    # The rating is stored; finding the next item is a separate step whose failure cannot undo it
+    # (its own statements, or a savepoint when the request runs inside an outer transaction).
+    following = None
+    try:
+        with transaction.atomic() if transaction.get_connection().in_atomic_block else nullcontext():
+            following = assignment_next(batch=rated.batch, annotator=request.user)
+    except DatabaseError:
+        logger.exception("next item for %s in batch %s failed after a stored rating", request.user, rated.batch)
+    return _workspace(request, rated.batch, assignment=following)
+
+
+def _values_text(scores: dict, confidences: dict) -> str:
+    return "、".join(
+        _("%(axis)s %(score)s (confidence %(confidence).1f)")
+        % {"axis": AXIS_NAMES[axis], "score": scores[axis], "confidence": confidences[axis]}
+        for axis in AXES
+    )
+
+
+def _tell(request, rated: Rated, scores: dict, confidences: dict) -> None:
+    """The message after a submission: stored, kept as it was (with the way to edit it), or refused."""
+    item = rated.external_id
+    if rated.outcome is Outcome.STORED:
+        messages.success(request, _("Saved rating of %(id)s.") % {"id": item})
+    elif rated.outcome is Outcome.RATED_ELSEWHERE:
+        stored = Annotation.objects.get(pk=rated.annotation_id)
+        text = _(
+            "You already have a stored rating of %(id)s (%(source)s, %(date)s): %(values)s. "
+            "It was kept and this submission was not stored."
+        ) % {
+            "id": item,
+            "source": stored.get_source_display(),
+            "date": date_format(timezone.localtime(stored.updated_at), "SHORT_DATETIME_FORMAT"),
+            "values": _values_text(stored.scores, stored.confidences),
+        }
+        link = reverse("annotation:edit", args=[stored.pk])
+        messages.warning(request, format_html('{} <a href="{}">{}</a>', text, link, _("Edit that rating")))
+    elif rated.outcome is Outcome.REFUSED:
+        messages.error(
+            request,
+            _(
+                "Your reservation of %(id)s had expired and the item has since received all the ratings it "
+                "needs, so your rating was not stored: %(values)s."
+            )
+            % {"id": item, "values": _values_text(scores, confidences)},
+        )
+
+
+@annotator_required
+@qualification_required
+@require_POST
+def skip(request, batch_id: int, assignment_id: int):
+    batch, assignment = _own_assignment(request, batch_id, assignment_id)
+    form = SkipForm(request.POST)
+    reason = form.cleaned_data["reason"] if form.is_valid() else ""
+    assignment_skip(assignment=assignment, reason=reason)
+    messages.info(request, _("Skipped %(id)s.") % {"id": assignment.dialogue.external_id})
+    if request.htmx:
+        return _workspace(request, batch)
+    return redirect("annotation:rate", batch_id=batch.pk)
+
+
+@annotator_required
+@require_GET
+def history(request):
+    annotations = (
+        Annotation.objects.filter(annotator=request.user)
+        .select_related("dialogue", "dialogue__batch")
+        .annotate(n_edits=Count("edits"))
+        .order_by("-created_at")
+    )
+    page = Paginator(annotations, 50).get_page(request.GET.get("page"))
+    return render(request, "annotation/queue/history.html", {"page": page, "axes": AXES})
+
+
+@annotator_required
+@require_http_methods(["GET", "POST"])
+def edit(request, annotation_id: int):
+    annotation = get_object_or_404(Annotation.objects.select_related("dialogue"), pk=annotation_id)
+    if annotation.annotator_id != request.user.id:
+        raise Http404
+    initial = {**annotation.scores, **{f"{axis}_confidence": c for axis, c in annotation.confidences.items()}}
+    form = RatingForm(request.POST or None, initial=initial)
+    if request.method == "POST" and form.is_valid():
+        values = {f"{axis}_score": score for axis, score in form.scores().items()}
+        values.update({f"{axis}_confidence": value for axis, value in form.confidences().items()})
+        annotation_update(annotation=annotation, values=values, user=request.user, reason="annotator edit")
+        messages.success(request, _("Updated your rating of %(id)s.") % {"id": annotation.dialogue.external_id})
+        return redirect("annotation:history")
+    dialogue = annotation.dialogue
+    context = {
+        "annotation": annotation,
+        "dialogue": dialogue,
+        "form": form,
+        "axis_rows": form.axis_rows(axes_info()),
+        "min_confidence": MIN_CONFIDENCE,
+        "before": [t for t in dialogue.context if t["turn"] < 0],
+        "after": [t for t in dialogue.context if t["turn"] > 0],
+        "edits": annotation.edits.all()[:20],
+    }
+    return render(request, "annotation/queue/edit.html", context)

@@ -1,0 +1,1 @@
+"""The researchers' agreement dashboard: what it shows (selectors), its views and URLs."""

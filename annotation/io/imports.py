@@ -1,0 +1,365 @@
+"""Bulk imports of the seed A.3 JSONL files into the database.
+
+Validation runs over every line of every file first; if anything is wrong nothing is stored.
+Storing is one transaction of bulk inserts/updates; re-importing the same files changes nothing.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+
+from django.contrib.auth import get_user_model
+from django.contrib.auth.models import Group
+from django.db import connection, transaction
+from django.utils import timezone
+
+from annotation.axes import AXES
+from annotation.collection.queue import close_reservations_rated_elsewhere, recount_taken
+from annotation.io.bulk import bulk_insert, existing_values, values_in
+from annotation.io.records import (
+    AnnotationRecord,
+    DialogueRecord,
+    Problem,
+    ProblemLog,
+    load_annotations,
+    load_dialogues,
+    readable_paths,
+)
+from annotation.models import (
+    Annotation,
+    AnnotationEdit,
+    AnnotatorProfile,
+    Batch,
+    Dialogue,
+    DialogueRevision,
+    QualityFlag,
+    schema_postgresql,
+)
+from core.roles import ANNOTATOR
+
+CHUNK = 5_000
+INSERT_BATCH = 2_000
+
+
+@dataclass
+class ImportSummary:
+    created: int = 0
+    updated: int = 0
+    unchanged: int = 0
+    users_created: int = 0
+    dry_run: bool = False
+
+    def __str__(self) -> str:
+        verb = "would create" if self.dry_run else "created"
+        text = f"{verb} {self.created}, updated {self.updated}, unchanged {self.unchanged}"
+        if self.users_created:
+            text += f", new annotator accounts {self.users_created}"
+        return text
+
+
+def _check_batch_name(name: str, log: ProblemLog) -> None:
+    limit = Batch._meta.get_field("name").max_length
+    if not name.strip():
+        log.add(Problem("--batch", None, "name", "the batch name is empty; give one with --batch NAME"))
+    elif len(name) > limit:
+        log.add(Problem("--batch", None, "name", f"the batch name has {len(name)} characters; at most {limit} fit"))
+
+
+def _report_files_without_records(paths, records, log: ProblemLog, *, what: str) -> None:
+    """An empty (or blank) file is a mistake, not an import of nothing."""
+    with_records = {record.file for record in records}
+    with_problems = {problem.file for problem in log.problems}
+    for path in paths:
+        if str(path) not in with_records and str(path) not in with_problems:
+            log.add(Problem(str(path), None, "$", f"no {what} in this file (it is empty or has only blank lines)"))
+
+
+def _chunks(items: Sequence, size: int = CHUNK) -> Iterable[Sequence]:
+    for start in range(0, len(items), size):
+        yield items[start : start + size]
+
+
+def dialogues_import(
+    *,
+    paths: Sequence[str | Path],
+    batch_name: str,
+    dry_run: bool = False,
+    update: bool = False,
+    force_text_change: bool = False,
+) -> ImportSummary:
+    """Store dialogues; with ``update``, replace changed ones.
+
+    The text of a dialogue that already has ratings changes only with ``force_text_change``: the
+    old text is kept (``DialogueRevision``) and each of its ratings gets a quality flag for review.
+    """
+    log = ProblemLog()
+    _check_batch_name(batch_name, log)
+    readable = readable_paths(paths, log)
+    records = load_dialogues(readable, log=log)
+    _report_files_without_records(readable, records, log, what="dialogues")
+    existing = existing_values(
+        Dialogue, "external_id", [r.id for r in records], ["id", "user_text", "response_text", "context"]
+    )
+    summary = ImportSummary(dry_run=dry_run)
+    new: list[DialogueRecord] = []
+    changed: list[tuple[int, DialogueRecord]] = []
+    for record in records:
+        stored = existing.get(record.id)
+        if stored is None:
+            new.append(record)
+        elif stored[1:] == (record.user, record.response, record.context):
+            summary.unchanged += 1
+        elif update:
+            changed.append((stored[0], record))
+        else:
+            log.add(
+                Problem(
+                    record.file,
+                    record.line,
+                    "$.id",
+                    f"dialogue {record.id!r} already exists with different text or context; use --update to replace it",
+                )
+            )
+    log.raise_if_any()
+    rated = _ratings_of([pk for pk, _record in changed])
+    if not force_text_change:
+        for pk, record in changed:
+            if rated.get(pk):
+                log.add(
+                    Problem(
+                        record.file,
+                        record.line,
+                        "$",
+                        f"dialogue {record.id!r} has {len(rated[pk])} rating(s) of its present text; add "
+                        "--force-text-change to change it anyway (the old text is kept and the ratings are "
+                        "flagged for review)",
+                    )
+                )
+        log.raise_if_any()
+    summary.created, summary.updated = len(new), len(changed)
+    if dry_run:
+        return summary
+    if not new and not changed:
+        return summary  # nothing to store: no batch is created for it
+    with transaction.atomic():
+        batch, _ = Batch.objects.get_or_create(name=batch_name)
+        now = timezone.now()
+        encode = json.JSONEncoder(ensure_ascii=False).encode
+        bulk_insert(
+            Dialogue,
+            ["external_id", "user_text", "response_text", "context", "batch", "created_at"],
+            ((r.id, r.user, r.response, encode(r.context), batch.pk, now) for r in new),  # queue entries: a trigger
+        )
+        _keep_old_texts(changed, existing, rated, now=now)
+        Dialogue.objects.bulk_update(
+            [Dialogue(pk=pk, user_text=r.user, response_text=r.response, context=r.context) for pk, r in changed],
+            ["user_text", "response_text", "context"],
+            batch_size=INSERT_BATCH,
+        )
+    return summary
+
+
+def _ratings_of(dialogue_ids: list[int]) -> dict[int, list[tuple[int, int]]]:
+    """``{dialogue id: [(rating id, annotator id), ...]}`` for the dialogues that have ratings."""
+    found: dict[int, list[tuple[int, int]]] = {}
+    for pk, dialogue_id, annotator_id in values_in(
+        Annotation, ("id", "dialogue", "annotator"), {"dialogue": dialogue_ids}
+    ):
+        found.setdefault(dialogue_id, []).append((pk, annotator_id))
+    return found
+
+
+def _keep_old_texts(changed, existing: dict, rated: dict, *, now) -> None:
+    """A revision with the old text of every changed dialogue; a review flag on each rating of it."""
+    revisions, flags = [], []
+    for pk, record in changed:
+        _pk, user, response, context = existing[record.id]
+        source = f"import_dialogues {Path(record.file).name}:{record.line}"[:300]
+        ratings = rated.get(pk, [])
+        revisions.append(
+            DialogueRevision(
+                dialogue_id=pk,
+                changed_at=now,
+                source=source,
+                user_text=user,
+                response_text=response,
+                context=context,
+                ratings=len(ratings),
+            )
+        )
+        flags += [
+            QualityFlag(
+                source=QualityFlag.Source.TEXT_CHANGE,
+                kind="text_changed",
+                dialogue_id=pk,
+                annotation_id=rating_id,
+                annotator_id=annotator_id,
+                message=f"The text of {record.id} changed after this rating ({source}); check that the rating "
+                "still fits the new text, then accept or dismiss this flag.",
+            )
+            for rating_id, annotator_id in ratings
+        ]
+    DialogueRevision.objects.bulk_create(revisions, batch_size=INSERT_BATCH)
+    QualityFlag.objects.bulk_create(flags, batch_size=INSERT_BATCH)
+
+
+def _values_of(record: AnnotationRecord) -> dict:
+    values = {f"{axis}_score": record.scores[axis] for axis in AXES}
+    values.update({f"{axis}_confidence": record.confidence[axis] for axis in AXES})
+    return values
+
+
+_UPDATE_HINT = "use --update to replace the stored rating (the old values go to the edit history)"
+_VALUE_FIELDS = [f"{axis}_score" for axis in AXES] + [f"{axis}_confidence" for axis in AXES]
+
+
+def annotations_import(
+    *, paths: Sequence[str | Path], dry_run: bool = False, update: bool = False, edited_by=None
+) -> ImportSummary:
+    log = ProblemLog()
+    readable = readable_paths(paths, log)
+    records = load_annotations(readable, log=log)
+    _report_files_without_records(readable, records, log, what="ratings")
+
+    dialogue_pks: dict[str, int] = {}
+    dialogue_pks.update(values_in(Dialogue, ("external_id", "id"), {"external_id": sorted({r.id for r in records})}))
+    user_model = get_user_model()
+    names = sorted({r.annotator_id for r in records})
+    users: dict[str, int] = {}
+    for chunk in _chunks(names):
+        users.update(user_model.objects.filter(username__in=chunk).values_list("username", "pk"))
+    annotator_pks = set(
+        user_model.objects.filter(pk__in=list(users.values()), groups__name=ANNOTATOR).values_list("pk", flat=True)
+    )
+    reported: set[str] = set()
+    for record in records:
+        if record.id not in dialogue_pks:
+            log.add(
+                Problem(
+                    record.file,
+                    record.line,
+                    "$.id",
+                    f"unknown dialogue id {record.id!r}; import the dialogues first (import_dialogues)",
+                )
+            )
+        name = record.annotator_id
+        if name in users and users[name] not in annotator_pks and name not in reported:
+            reported.add(name)
+            log.add(
+                Problem(
+                    record.file,
+                    record.line,
+                    "$.annotator_id",
+                    f"{name!r} is an existing account without the annotator role; "
+                    "give it the role in admin or use another annotator_id",
+                )
+            )
+    log.raise_if_any()
+
+    existing: dict[tuple[int, str], tuple] = {}
+    pk_to_name = {pk: name for name, pk in users.items()}
+    rows = values_in(
+        Annotation,
+        ("id", "dialogue", "annotator", *_VALUE_FIELDS),
+        {"dialogue": sorted({dialogue_pks[r.id] for r in records}), "annotator": list(pk_to_name)},
+    )
+    for pk, dialogue_pk, annotator_pk, *values in rows if pk_to_name else ():
+        existing[(dialogue_pk, pk_to_name[annotator_pk])] = (pk, dict(zip(_VALUE_FIELDS, values, strict=True)))
+
+    summary = ImportSummary(dry_run=dry_run)
+    new: list[AnnotationRecord] = []
+    changed: list[tuple[int, dict, AnnotationRecord]] = []
+    for record in records:
+        stored = existing.get((dialogue_pks[record.id], record.annotator_id))
+        if stored is None:
+            new.append(record)
+            continue
+        values = _values_of(record)
+        if stored[1] == values:
+            summary.unchanged += 1
+        elif update:
+            changed.append((stored[0], stored[1], record))
+        else:
+            log.add(
+                Problem(
+                    record.file,
+                    record.line,
+                    "$",
+                    f"{record.annotator_id!r} already rated {record.id!r} differently; {_UPDATE_HINT}",
+                )
+            )
+    log.raise_if_any()
+    missing_users = [name for name in names if name not in users]
+    summary.created, summary.updated, summary.users_created = len(new), len(changed), len(missing_users)
+    if dry_run:
+        return summary
+
+    with transaction.atomic():
+        user_pks = dict(users)
+        user_pks.update(_create_imported_annotators(missing_users))
+        bulk_insert(
+            Annotation,
+            ["dialogue", "annotator", "created_at", "updated_at", "seconds_spent", "source", *_VALUE_FIELDS],
+            (
+                (
+                    dialogue_pks[r.id],
+                    user_pks[r.annotator_id],
+                    r.timestamp,
+                    r.timestamp,
+                    r.seconds_spent,
+                    Annotation.Source.IMPORT.value,
+                    *(r.scores[axis] for axis in AXES),
+                    *(r.confidence[axis] for axis in AXES),
+                )
+                for r in new
+            ),
+        )
+        if connection.vendor == "postgresql":
+            with connection.cursor() as cursor:
+                schema_postgresql.check_now(cursor, table=Annotation._meta.db_table)
+        # An open reservation of an item its annotator now has a rating of is closed (the queue
+        # must not hand it out again); the recount then drops its slot.
+        close_reservations_rated_elsewhere((dialogue_pks[r.id], user_pks[r.annotator_id]) for r in new)
+        recount_taken(sorted({dialogue_pks[r.id] for r in new}))
+        now = timezone.now()
+        Annotation.objects.bulk_update(
+            [Annotation(pk=pk, updated_at=now, **_values_of(r)) for pk, _old, r in changed],
+            [*_VALUE_FIELDS, "updated_at"],
+            batch_size=INSERT_BATCH,
+        )
+        AnnotationEdit.objects.bulk_create(
+            [
+                AnnotationEdit(
+                    annotation_id=pk,
+                    edited_by=edited_by,
+                    edited_at=now,
+                    old_values=old,
+                    new_values=_values_of(r),
+                    reason=f"import --update {Path(r.file).name}:{r.line}",
+                )
+                for pk, old, r in changed
+            ],
+            batch_size=INSERT_BATCH,
+        )
+    return summary
+
+
+def _create_imported_annotators(usernames: list[str]) -> dict[str, int]:
+    """Accounts for annotator ids seen only in files: annotator group, no usable password."""
+    if not usernames:
+        return {}
+    user_model = get_user_model()
+    template = user_model()
+    template.set_unusable_password()
+    user_model.objects.bulk_create(
+        [user_model(username=name, password=template.password) for name in usernames], batch_size=INSERT_BATCH
+    )
+    created = dict(user_model.objects.filter(username__in=usernames).values_list("username", "pk"))
+    group, _ = Group.objects.get_or_create(name=ANNOTATOR)
+    membership = user_model.groups.through
+    membership.objects.bulk_create([membership(user_id=pk, group_id=group.pk) for pk in created.values()])
+    AnnotatorProfile.objects.bulk_create([AnnotatorProfile(user_id=pk, imported=True) for pk in created.values()])
+    return created

@@ -1,0 +1,400 @@
+"""Reading and validating the seed A.3 JSONL formats (pure Python, no Django).
+
+Every problem names the file, the line and the JSON path of the field, and what is accepted.
+Readers stream line by line; callers collect all problems before storing anything.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import re
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+from datetime import datetime
+from pathlib import Path
+
+from annotation.axes import AXES, MAX_CONTEXT_OFFSET, SCORES
+from annotation.io.jsonl import (  # noqa: F401  (re-exported: the readers' public names)
+    MAX_PROBLEMS,
+    InputError,
+    Problem,
+    ProblemLog,
+    describe_value,
+    gc_paused,
+    json_type,
+    load_records_with_unique_ids,
+    read_jsonl,
+    readable_paths,
+)
+
+MAX_ID_LENGTH = 200
+ANNOTATOR_ID = re.compile(r"^[\w.@+-]+\Z")  # what a Django user name accepts
+SPEAKERS = ("user", "ai")
+
+
+@dataclass(frozen=True, slots=True)
+class DialogueRecord:
+    id: str
+    user: str
+    response: str
+    context: list[dict] = field(default_factory=list)
+    file: str = ""
+    line: int = 0
+
+    def as_json(self) -> dict:
+        return {"id": self.id, "user": self.user, "response": self.response, "context": self.context}
+
+
+@dataclass(frozen=True, slots=True)
+class AnnotationRecord:
+    id: str
+    annotator_id: str
+    timestamp: datetime
+    scores: dict[str, int]
+    confidence: dict[str, float]
+    seconds_spent: float | None = None
+    file: str = ""
+    line: int = 0
+
+    def as_json(self) -> dict:
+        data = {
+            "id": self.id,
+            "annotator_id": self.annotator_id,
+            "timestamp": format_timestamp(self.timestamp),
+            "annotations": dict(self.scores),
+            "confidence": dict(self.confidence),
+        }
+        if self.seconds_spent is not None:
+            data["seconds_spent"] = self.seconds_spent
+        return data
+
+
+def format_timestamp(value: datetime) -> str:
+    text = value.isoformat()
+    return text[:-6] + "Z" if text.endswith("+00:00") else text
+
+
+MISSING = object()
+
+
+class _Checker:
+    """Field checks that record a Problem and return None on a bad value."""
+
+    def __init__(self, file: str, line: int, log: list[Problem]) -> None:
+        self.file, self.line, self.log = file, line, log
+
+    def fail(self, path: str, message: str, kind: str = "format") -> None:
+        self.log.append(Problem(self.file, self.line, path, message, kind))
+
+    def get(self, obj: dict, key: str, path: str):
+        """The value, or MISSING after recording a problem when the field is absent."""
+        if key not in obj:
+            self.fail(f"{path}.{key}", "missing required field")
+            return MISSING
+        return obj[key]
+
+    def string(self, value, path: str, *, max_length: int | None = None, allow_empty: bool = False) -> str | None:
+        if not isinstance(value, str):
+            self.fail(path, f"must be a string, got {json_type(value)}")
+            return None
+        if not allow_empty and not value.strip():
+            self.fail(path, "must not be empty")
+            return None
+        if max_length is not None and len(value) > max_length:
+            self.fail(path, f"must be at most {max_length} characters, got {len(value)}")
+            return None
+        return value
+
+    def integer(self, value, path: str, *, allowed: Iterable[int], what: str) -> int | None:
+        if isinstance(value, bool) or not isinstance(value, int):
+            self.fail(path, f"must be an integer {what}, got {describe_value(value)}")
+            return None
+        if value not in allowed:
+            self.fail(path, f"must be {what}, got {value}", "range")
+            return None
+        return value
+
+    def number(self, value, path: str, *, low: float, high: float) -> float | None:
+        if isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(value):
+            self.fail(path, f"must be a number from {low} to {high}, got {describe_value(value)}")
+            return None
+        if not low <= value <= high:
+            self.fail(path, f"must be from {low} to {high}, got {value}", "range")
+            return None
+        return float(value)
+
+
+_CONTEXT_OFFSETS = frozenset(o for o in range(-MAX_CONTEXT_OFFSET, MAX_CONTEXT_OFFSET + 1) if o != 0)
+
+
+def _fast_context(raw) -> list[dict] | None:
+    """The context as stored, if it is well-formed (the common case); None sends it to the detailed checks."""
+    if type(raw) is not list:
+        return None
+    seen = set()
+    previous = -100
+    ordered = True
+    for turn in raw:
+        if type(turn) is not dict or len(turn) != 3:
+            return None
+        offset, speaker, text = turn.get("turn"), turn.get("speaker"), turn.get("text")
+        if type(offset) is not int or offset not in _CONTEXT_OFFSETS or offset in seen:
+            return None
+        if speaker not in SPEAKERS or type(text) is not str:
+            return None
+        seen.add(offset)
+        ordered = ordered and offset > previous
+        previous = offset
+    return raw if ordered else sorted(raw, key=lambda t: t["turn"])
+
+
+def parse_dialogue(obj: dict, *, file: str, line: int) -> tuple[DialogueRecord | None, list[Problem]]:
+    dialogue_id, user, response = obj.get("id"), obj.get("user"), obj.get("response")
+    if (
+        type(dialogue_id) is str
+        and type(user) is str
+        and type(response) is str
+        and 0 < len(dialogue_id) <= MAX_ID_LENGTH
+        and dialogue_id.strip()
+        and user.strip()
+        and response.strip()
+    ):
+        context = _fast_context(obj.get("context", []))
+        if context is not None:
+            return DialogueRecord(dialogue_id, user, response, context, file, line), []
+    return _parse_dialogue_checked(obj, file=file, line=line)
+
+
+def _parse_dialogue_checked(obj: dict, *, file: str, line: int) -> tuple[DialogueRecord | None, list[Problem]]:
+    problems: list[Problem] = []
+    check = _Checker(file, line, problems)
+    raw_id = check.get(obj, "id", "$")
+    dialogue_id = check.string(raw_id, "$.id", max_length=MAX_ID_LENGTH) if raw_id is not MISSING else None
+    user = check.get(obj, "user", "$")
+    user = check.string(user, "$.user") if user is not MISSING else None
+    response = check.get(obj, "response", "$")
+    response = check.string(response, "$.response") if response is not MISSING else None
+    context = _parse_context(check, obj.get("context", []))
+    if problems:
+        return None, problems
+    return DialogueRecord(dialogue_id, user, response, context, file, line), []
+
+
+def _parse_context(check: _Checker, raw) -> list[dict]:
+    if not isinstance(raw, list):
+        check.fail("$.context", f"must be an array of turns, got {json_type(raw)}")
+        return []
+    turns: list[dict] = []
+    seen: set[int] = set()
+    allowed = [o for o in range(-MAX_CONTEXT_OFFSET, MAX_CONTEXT_OFFSET + 1) if o != 0]
+    what = f"a turn offset from -{MAX_CONTEXT_OFFSET} to {MAX_CONTEXT_OFFSET} except 0 (context_window 7)"
+    for index, turn in enumerate(raw):
+        path = f"$.context[{index}]"
+        if not isinstance(turn, dict):
+            check.fail(path, f"must be an object with turn, speaker and text, got {json_type(turn)}")
+            continue
+        offset = check.get(turn, "turn", path)
+        offset = check.integer(offset, f"{path}.turn", allowed=allowed, what=what) if offset is not MISSING else None
+        speaker = check.get(turn, "speaker", path)
+        if speaker is MISSING:
+            speaker = None
+        elif speaker not in SPEAKERS:
+            check.fail(f"{path}.speaker", f'must be "user" or "ai", got {json.dumps(speaker, ensure_ascii=False)}')
+            speaker = None
+        text = check.get(turn, "text", path)
+        text = check.string(text, f"{path}.text", allow_empty=True) if text is not MISSING else None
+        if offset is not None and offset in seen:
+            check.fail(f"{path}.turn", f"turn {offset} appears twice")
+            continue
+        if offset is not None and speaker is not None and text is not None:
+            seen.add(offset)
+            turns.append({"turn": offset, "speaker": speaker, "text": text})
+    turns.sort(key=lambda t: t["turn"])
+    return turns
+
+
+def parse_annotation(obj: dict, *, file: str, line: int) -> tuple[AnnotationRecord | None, list[Problem]]:
+    record = _fast_annotation(obj, file, line)
+    if record is not None:
+        return record, []
+    return _parse_annotation_checked(obj, file=file, line=line)
+
+
+if AXES != ("social", "avoidant", "mechanical", "self"):  # _fast_annotation spells the axes out
+    raise ImportError("records._fast_annotation must be updated for the new axes")
+
+_GOOD_ANNOTATOR_IDS: set[str] = set()  # annotator ids already checked against ANNOTATOR_ID
+
+
+def _fast_annotation(obj: dict, file: str, line: int) -> AnnotationRecord | None:
+    """The record if every field is plainly valid (the common case); None sends it to the detailed checks.
+
+    Unrolled over the four axes on purpose: this runs once per rating, 300k times for a 100k-item batch.
+    """
+    dialogue_id, annotator, stamp = obj.get("id"), obj.get("annotator_id"), obj.get("timestamp")
+    raw_scores, raw_confidence = obj.get("annotations"), obj.get("confidence")
+    if (
+        type(dialogue_id) is not str
+        or type(annotator) is not str
+        or type(stamp) is not str
+        or type(raw_scores) is not dict
+        or type(raw_confidence) is not dict
+        or len(raw_scores) != 4
+        or len(raw_confidence) != 4
+        or not 0 < len(dialogue_id) <= MAX_ID_LENGTH
+        or not dialogue_id.strip()
+    ):
+        return None
+    if annotator not in _GOOD_ANNOTATOR_IDS:
+        if len(annotator) > 150 or not ANNOTATOR_ID.match(annotator):
+            return None
+        if len(_GOOD_ANNOTATOR_IDS) < 100_000:
+            _GOOD_ANNOTATOR_IDS.add(annotator)
+    try:
+        when = datetime.fromisoformat(stamp)
+    except ValueError:
+        return None
+    if when.tzinfo is None:
+        return None
+    social, avoidant = raw_scores.get("social"), raw_scores.get("avoidant")
+    mechanical, self_ = raw_scores.get("mechanical"), raw_scores.get("self")
+    if not (
+        type(social) is int
+        and type(avoidant) is int
+        and type(mechanical) is int
+        and type(self_) is int
+        and 1 <= social <= 5
+        and 1 <= avoidant <= 5
+        and 1 <= mechanical <= 5
+        and 1 <= self_ <= 5
+    ):
+        return None
+    c_social, c_avoidant = raw_confidence.get("social"), raw_confidence.get("avoidant")
+    c_mechanical, c_self = raw_confidence.get("mechanical"), raw_confidence.get("self")
+    numbers = (float, int)
+    if not (
+        type(c_social) in numbers
+        and type(c_avoidant) in numbers
+        and type(c_mechanical) in numbers
+        and type(c_self) in numbers
+        and 0 <= c_social <= 1
+        and 0 <= c_avoidant <= 1
+        and 0 <= c_mechanical <= 1
+        and 0 <= c_self <= 1
+    ):
+        return None
+    seconds = obj.get("seconds_spent")
+    if seconds is not None:
+        if type(seconds) not in numbers or not 0 <= seconds <= 86_400:
+            return None
+        seconds = float(seconds)
+    return AnnotationRecord(
+        dialogue_id,
+        annotator,
+        when,
+        {"social": social, "avoidant": avoidant, "mechanical": mechanical, "self": self_},
+        {
+            "social": float(c_social),
+            "avoidant": float(c_avoidant),
+            "mechanical": float(c_mechanical),
+            "self": float(c_self),
+        },
+        seconds,
+        file,
+        line,
+    )
+
+
+def _parse_annotation_checked(obj: dict, *, file: str, line: int) -> tuple[AnnotationRecord | None, list[Problem]]:
+    problems: list[Problem] = []
+    check = _Checker(file, line, problems)
+    raw_id = check.get(obj, "id", "$")
+    dialogue_id = check.string(raw_id, "$.id", max_length=MAX_ID_LENGTH) if raw_id is not MISSING else None
+    raw_annotator = check.get(obj, "annotator_id", "$")
+    annotator = check.string(raw_annotator, "$.annotator_id", max_length=150) if raw_annotator is not MISSING else None
+    if annotator is not None and not ANNOTATOR_ID.match(annotator):
+        check.fail("$.annotator_id", f"{annotator!r} may contain only letters, digits and @ . + - _")
+        annotator = None
+    timestamp = _parse_timestamp(check, check.get(obj, "timestamp", "$"))
+    scores = _parse_axes(
+        check, obj, "annotations", lambda v, p: check.integer(v, p, allowed=SCORES, what="from 1 to 5")
+    )
+    confidence = _parse_axes(check, obj, "confidence", lambda v, p: check.number(v, p, low=0.0, high=1.0))
+    seconds = obj.get("seconds_spent")
+    if seconds is not None:
+        seconds = check.number(seconds, "$.seconds_spent", low=0.0, high=86_400.0)
+    if problems:
+        return None, problems
+    return AnnotationRecord(dialogue_id, annotator, timestamp, scores, confidence, seconds, file, line), []
+
+
+def _parse_timestamp(check: _Checker, raw) -> datetime | None:
+    if raw is MISSING:
+        return None
+    accepted = 'an ISO 8601 time with a time zone, e.g. "2025-01-01T10:00:00Z"'
+    if not isinstance(raw, str):
+        check.fail("$.timestamp", f"must be {accepted}, got {json_type(raw)}")
+        return None
+    try:
+        value = datetime.fromisoformat(raw)
+    except ValueError:
+        check.fail("$.timestamp", f"must be {accepted}, got {json.dumps(raw, ensure_ascii=False)}")
+        return None
+    if value.tzinfo is None:
+        check.fail("$.timestamp", f"has no time zone; must be {accepted}")
+        return None
+    return value
+
+
+def _parse_axes(check: _Checker, obj: dict, key: str, parse_value) -> dict | None:
+    raw = check.get(obj, key, "$")
+    if raw is MISSING:
+        return None
+    if not isinstance(raw, dict):
+        check.fail(f"$.{key}", f"must be an object with the axes {', '.join(AXES)}, got {json_type(raw)}")
+        return None
+    values = {}
+    for axis in AXES:
+        if axis not in raw:
+            check.fail(f"$.{key}.{axis}", "missing required field")
+            continue
+        values[axis] = parse_value(raw[axis], f"$.{key}.{axis}")
+    unknown = sorted(set(raw) - set(AXES))
+    if unknown:
+        check.fail(f"$.{key}", f"unknown axis {', '.join(unknown)}; the axes are {', '.join(AXES)}")
+    return values if None not in values.values() and len(values) == len(AXES) else None
+
+
+def load_dialogues(paths: Iterable[str | Path], *, log: ProblemLog | None = None) -> list[DialogueRecord]:
+    """Parse and validate dialogue files; duplicate ids across all files are problems."""
+    return load_records_with_unique_ids(paths, parse_dialogue, log=log)
+
+
+@gc_paused()
+def load_annotations(paths: Iterable[str | Path], *, log: ProblemLog | None = None) -> list[AnnotationRecord]:
+    """Parse and validate annotation files; a repeated (id, annotator_id) anywhere is a problem."""
+    log = log if log is not None else ProblemLog()
+    records: list[AnnotationRecord] = []
+    first_seen: dict[tuple[str, str], tuple[str, int]] = {}
+    for path in paths:
+        name = str(path)
+        for number, value in read_jsonl(path):
+            if type(value) is not dict:
+                log.add(value)
+                continue
+            record = _fast_annotation(value, name, number)
+            if record is None:
+                record, problems = _parse_annotation_checked(value, file=name, line=number)
+                if problems:
+                    log.extend(problems)
+                    continue
+            key = (record.id, record.annotator_id)
+            seen = first_seen.setdefault(key, (name, number))
+            if seen[1] != number or seen[0] != name:
+                first = "{}:{}".format(*seen)
+                message = f"duplicate rating of {record.id!r} by {record.annotator_id!r} (first at {first})"
+                log.add(Problem(name, number, "$", message))
+                continue
+            records.append(record)
+    return records

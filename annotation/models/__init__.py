@@ -1,0 +1,31 @@
+"""The annotation app's data: dialogues and batches, ratings and their history, the work queue,
+training and qualification, reports and flags, and the tallies and triggers the database keeps.
+
+Every model is importable from here (``from annotation.models import Dialogue``); the modules
+beside this one say what each group holds.
+"""
+
+from annotation.models.dialogue import Batch, Dialogue, DialogueRevision
+from annotation.models.quality import AgreementReport, QualityFlag
+from annotation.models.queue import Assignment, QueueEntry
+from annotation.models.rating import Annotation, AnnotationEdit, AnnotatorProfile
+from annotation.models.tally import RatingQuarter, RatingTotal
+from annotation.models.training import GoldItem, QualificationAttempt, TrainingAnswer
+
+__all__ = [
+    "AgreementReport",
+    "Annotation",
+    "AnnotationEdit",
+    "AnnotatorProfile",
+    "Assignment",
+    "Batch",
+    "Dialogue",
+    "DialogueRevision",
+    "GoldItem",
+    "QualificationAttempt",
+    "QualityFlag",
+    "QueueEntry",
+    "RatingQuarter",
+    "RatingTotal",
+    "TrainingAnswer",
+]
