@@ -1,6 +1,6 @@
 from celery import shared_task
 
-from core.services import job_run
+from core.job_runner import job_run
 
 
 @shared_task(name="core.run_job")

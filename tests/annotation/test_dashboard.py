@@ -11,8 +11,9 @@ from annotation.dashboard.selectors import heat_map, kappa_colour, open_flags, w
 from annotation.job_handlers import AGREEMENT_REPORT
 from annotation.models import AgreementReport, Batch, QualityFlag
 from annotation.services import agreement_report_create
+from core.job_runner import job_run
 from core.models import Job
-from core.services import job_enqueue, job_run
+from core.services import job_enqueue
 from tests.annotation.conftest import dialogue, rating
 
 pytestmark = pytest.mark.django_db

@@ -4,9 +4,10 @@ import pytest
 from celery.contrib.testing.worker import start_worker
 
 from config.celery import app as celery_app
+from core.job_runner import job_run
 from core.jobs import JobCancelled, Progress, job_handler
 from core.models import Job
-from core.services import job_cancel, job_enqueue, job_run
+from core.services import job_cancel, job_enqueue
 
 
 @job_handler("tests.count_to")

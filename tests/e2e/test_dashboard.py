@@ -7,7 +7,7 @@ from django.core.management import call_command
 import annotation.job_handlers  # noqa: F401  (registers the annotation.agreement_report job kind)
 from annotation.models import AgreementReport, Batch
 from annotation.services import agreement_report_create
-from core.services import job_run
+from core.job_runner import job_run
 from tests.e2e.conftest import log_in, screenshot
 from tests.helpers import make_user
 
