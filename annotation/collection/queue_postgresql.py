@@ -191,7 +191,7 @@ def next_assignment(
     """The open reservation or a new one (see the module docstring); None when the statement found none.
 
     The assignment carries ``progress_counts``: the annotator's (total, since ``since``) ratings in
-    the batch, read by the same statement (``annotation.collection.queue.batch_progress`` takes them).
+    the batch, read by the same statement (``annotation.collection.progress.batch_progress`` takes them).
 
     One statement, so it needs no transaction of its own. Raises ``Conflict`` when the picked item
     could not be reserved (nothing was changed then).

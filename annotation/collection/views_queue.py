@@ -22,13 +22,13 @@ from django.views.decorators.http import require_GET, require_http_methods, requ
 
 from annotation.axes import AXES, MIN_CONFIDENCE
 from annotation.collection.forms import RatingForm, SkipForm, parse_rating
+from annotation.collection.progress import batch_progress
 from annotation.collection.queue import (
     Outcome,
     Rated,
     assignment_next,
     assignment_skip,
     batch_get,
-    batch_progress,
     rating_submit,
 )
 from annotation.collection.training import qualification_required

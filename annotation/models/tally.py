@@ -5,7 +5,7 @@ many they have made. On PostgreSQL, triggers on ``annotation_annotation`` (and o
 move to another batch) keep these two tables exact whatever writes the ratings (the web form,
 imports, the admin, bulk inserts): a total per annotator and batch, and counts per quarter-hour
 (UTC), from which "today" in any time zone is summed. See ``annotation.models.tally_postgresql`` for the
-triggers. Other databases count the ratings directly (``annotation.collection.queue.batch_progress``).
+triggers. Other databases count the ratings directly (``annotation.collection.progress.batch_progress``).
 
 """
 

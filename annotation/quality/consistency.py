@@ -45,13 +45,15 @@ templates and the ``details`` of the finding.
 from __future__ import annotations
 
 import math
-import unicodedata
-from collections import Counter
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
 from annotation.guidelines import loader as gd
+from annotation.quality.lexical import MATTR_WINDOW as MATTR_WINDOW
+from annotation.quality.lexical import bigram_mattr as bigram_mattr
+from annotation.quality.lexical import content_characters as content_characters
+from annotation.quality.lexical import non_formulaic_text as non_formulaic_text
 
 WARNING = "warning"
 REVIEW = "review"
@@ -59,7 +61,6 @@ SEVERITIES: tuple[str, ...] = (WARNING, REVIEW)
 
 # C004 thresholds (documented above).
 LONG_CONTENT_CHARS = 120
-MATTR_WINDOW = 50
 HIGH_MATTR = 0.80
 
 
@@ -143,45 +144,6 @@ class Rule:
                 )
             )
         return issues
-
-
-# --------------------------------------------------------------------------- lexical measures
-
-
-def content_characters(text: str) -> str:
-    """The characters that carry content: no whitespace, punctuation or symbols (Unicode P*, S*, Z*, C*)."""
-    return "".join(ch for ch in text if unicodedata.category(ch)[0] in "LN")
-
-
-def bigram_mattr(text: str, window: int = MATTR_WINDOW) -> float:
-    """Moving-average type-token ratio of the character bigrams of ``text`` (plain TTR when shorter)."""
-    bigrams = [text[i : i + 2] for i in range(len(text) - 1)]
-    if not bigrams:
-        return 0.0
-    if len(bigrams) <= window:
-        return len(set(bigrams)) / len(bigrams)
-    counts = Counter(bigrams[:window])
-    distinct = len(counts)  # summed over all windows
-    for i in range(window, len(bigrams)):
-        counts[bigrams[i]] += 1
-        old = bigrams[i - window]
-        counts[old] -= 1
-        if counts[old] == 0:
-            del counts[old]
-        distinct += len(counts)
-    return distinct / window / (len(bigrams) - window + 1)
-
-
-def non_formulaic_text(response: str) -> str:
-    """The response without its mechanical (formula/meta) marker occurrences, as content characters."""
-    norm = gd.normalize(response)
-    spans = gd.find_marker_spans(norm, "mechanical")
-    pieces, pos = [], 0
-    for span in spans:
-        pieces.append(norm[pos : span.start])
-        pos = span.end
-    pieces.append(norm[pos:])
-    return content_characters(" ".join(pieces))
 
 
 # --------------------------------------------------------------------------- the rules

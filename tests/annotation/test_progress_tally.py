@@ -7,7 +7,8 @@ import pytest
 from django.db import connection
 from django.utils import timezone
 
-from annotation.collection.queue import assignment_next, batch_progress, rating_submit
+from annotation.collection.progress import batch_progress
+from annotation.collection.queue import assignment_next, rating_submit
 from annotation.models import Annotation, Batch, Dialogue, RatingQuarter, RatingTotal, tally_postgresql
 from tests.helpers import make_user
 

@@ -7,11 +7,11 @@ import pytest
 from django.db import connection, connections
 from django.utils import timezone
 
+from annotation.collection.progress import batch_progress
 from annotation.collection.queue import (
     annotation_submit,
     assignment_next,
     assignment_skip,
-    batch_progress,
     expire_reservations,
     rating_submit,
     recount_taken,
