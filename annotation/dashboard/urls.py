@@ -1,8 +1,8 @@
 from django.urls import path
 
-from annotation.dashboard import views as views_dashboard
+from annotation.dashboard import views
 
 urlpatterns = [
-    path("research/agreement/", views_dashboard.dashboard, name="dashboard"),
-    path("research/agreement/recompute/", views_dashboard.recompute, name="dashboard-recompute"),
+    path("research/agreement/", views.dashboard, name="dashboard"),
+    path("research/agreement/recompute/", views.recompute, name="dashboard-recompute"),
 ]

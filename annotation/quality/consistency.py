@@ -101,7 +101,7 @@ class Subject:
         self._sentences: list[str] | None = None
 
     def markers(self, axis: str) -> dict[str, list[str]]:
-        """``guidelines_data.find_markers`` on the response (cached per axis)."""
+        """``loader.find_markers`` on the response (cached per axis)."""
         if axis not in self._markers:
             self._markers[axis] = gd.find_markers(self.response, axis)
         return self._markers[axis]

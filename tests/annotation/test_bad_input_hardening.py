@@ -10,7 +10,7 @@ from django.urls import reverse
 
 from annotation.collection.queue import assignment_next
 from annotation.models import Annotation, Batch, Dialogue, DialogueRevision, QualityFlag
-from tests.annotation.test_training_services import gold_row
+from tests.annotation.collection.test_training_services import gold_row
 from tests.helpers import make_qualified_annotator
 
 AXES = ("social", "avoidant", "mechanical", "self")

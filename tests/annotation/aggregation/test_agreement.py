@@ -585,5 +585,5 @@ def test_module_imports_without_django():
         "import sys, annotation.aggregation.agreement; "
         "assert not [m for m in sys.modules if m == 'django' or m.startswith('django.')], 'django imported'"
     )
-    root = Path(__file__).resolve().parents[2]
+    root = Path(__file__).resolve().parents[3]
     subprocess.run([sys.executable, "-c", code], check=True, cwd=root, env=env)

@@ -12,8 +12,8 @@ from django.utils import timezone
 from annotation.collection.queue import Outcome, assignment_next, expire_reservations
 from annotation.io.imports import annotations_import
 from annotation.models import Annotation, Assignment, Batch, Dialogue
-from tests.annotation.test_queue_submit import CONFIDENCE, SCORES, _submit
-from tests.annotation.test_queue_submit import _batch as queue_batch
+from tests.annotation.collection.test_queue_submit import CONFIDENCE, SCORES, _submit
+from tests.annotation.collection.test_queue_submit import _batch as queue_batch
 from tests.helpers import make_qualified_annotator, make_user
 
 pytestmark = pytest.mark.django_db

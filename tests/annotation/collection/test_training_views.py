@@ -8,7 +8,7 @@ from django.utils import timezone, translation
 from annotation.collection import training
 from annotation.collection.training import QUALIFICATION_REQUIRED_MESSAGE
 from annotation.models.training import GoldItem, QualificationAttempt, TrainingAnswer
-from tests.annotation.test_training_services import AXES, TEST_GOLD, gold_row, store_gold, write_rows
+from tests.annotation.collection.test_training_services import AXES, TEST_GOLD, gold_row, store_gold, write_rows
 
 HTMX = {"HX-Request": "true"}
 

@@ -13,7 +13,7 @@ from annotation.io.gold_records import load_gold
 from annotation.io.records import InputError, ProblemLog
 from annotation.models.training import GoldItem
 from annotation.quality.consistency import check_consistency
-from tests.annotation.test_training_services import AXES, gold_row, write_rows
+from tests.annotation.collection.test_training_services import AXES, gold_row, write_rows
 
 # --------------------------------------------------------------------------- parsing (no database)
 
