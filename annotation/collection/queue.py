@@ -24,8 +24,8 @@ from django.utils import timezone
 from annotation.axes import AXES
 from annotation.collection import queue_postgresql
 from annotation.collection.progress import start_of_today
-from annotation.io.bulk import array_literal, values_in
 from annotation.models import Annotation, Assignment, Batch, Dialogue, QueueEntry
+from core.bulk import array_literal, values_in
 
 RESERVATION_MINUTES = 60
 CHUNK = 2_000

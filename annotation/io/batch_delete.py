@@ -11,7 +11,6 @@ from dataclasses import dataclass
 
 from django.db import transaction
 
-from annotation.io.bulk import bulk_delete
 from annotation.models import (
     AgreementReport,
     Annotation,
@@ -25,6 +24,7 @@ from annotation.models import (
     RatingQuarter,
     RatingTotal,
 )
+from core.bulk import bulk_delete
 
 # Every model with a foreign key to Batch, Dialogue or Annotation, and how a batch deletion treats it
 # (a test fails when a new one appears, so it gets a place here).

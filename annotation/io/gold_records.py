@@ -18,8 +18,8 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from annotation.axes import AXES, SCORES
-from annotation.io.jsonl import describe_value, json_type
 from annotation.io.records import Problem, ProblemLog, load_records_with_unique_ids, parse_dialogue
+from core.jsonl import describe_value, json_type
 
 SETS: tuple[str, ...] = ("practice", "test")
 FIELDS: tuple[str, ...] = ("id", "user", "response", "context", "gold", "explanation", "set")

@@ -18,7 +18,6 @@ from django.utils import timezone
 
 from annotation.axes import AXES
 from annotation.collection.queue import close_reservations_rated_elsewhere, recount_taken
-from annotation.io.bulk import bulk_insert, existing_values, values_in
 from annotation.io.records import (
     AnnotationRecord,
     DialogueRecord,
@@ -38,6 +37,7 @@ from annotation.models import (
     QualityFlag,
     schema_postgresql,
 )
+from core.bulk import bulk_insert, existing_values, values_in
 from core.roles import ANNOTATOR
 
 CHUNK = 5_000

@@ -15,7 +15,7 @@ from datetime import datetime
 from pathlib import Path
 
 from annotation.axes import AXES, MAX_CONTEXT_OFFSET, SCORES
-from annotation.io.jsonl import (  # noqa: F401  (re-exported: the readers' public names)
+from core.jsonl import (  # noqa: F401  (re-exported: the readers' public names)
     MAX_PROBLEMS,
     InputError,
     Problem,

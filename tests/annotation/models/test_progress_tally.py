@@ -185,7 +185,7 @@ def test_multi_row_statements_keep_every_tally_exact():
     annotators.append(newcomer)
     _tallies_equal_counting()
 
-    from annotation.io.bulk import bulk_delete
+    from core.bulk import bulk_delete
 
     gone = bulk_delete(Annotation.objects.filter(dialogue__batch=second))  # one DELETE
     assert gone > 50

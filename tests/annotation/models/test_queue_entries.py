@@ -9,9 +9,9 @@ from django.utils import timezone
 
 from annotation.collection.queue import recount_taken
 from annotation.io.batch_delete import batch_delete
-from annotation.io.bulk import bulk_insert
 from annotation.models import Batch, Dialogue, QueueEntry
 from annotation.models import queue_triggers as queue_entries
+from core.bulk import bulk_insert
 
 
 def _dialogues(batch: Batch, n: int, prefix: str = "d") -> list[Dialogue]:

@@ -4,8 +4,8 @@ from datetime import UTC, datetime
 
 import pytest
 
-from annotation.io.bulk import bulk_insert, existing_values, values_in
 from annotation.models import Batch, Dialogue
+from core.bulk import bulk_insert, existing_values, values_in
 
 pytestmark = pytest.mark.django_db
 

@@ -1,4 +1,4 @@
-"""Reading JSONL files line by line, and the problems found in them (pure Python, no Django).
+"""Reading JSONL files line by line, and the problems found in them (pure Python, no Django; every app's imports).
 
 A problem names the file, the line, the JSON path and what is accepted; a ``ProblemLog`` collects
 them (up to a limit) so that a broken file reports many errors at once and nothing is stored.

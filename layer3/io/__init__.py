@@ -1,0 +1,1 @@
+"""Trial logs in and out: the JSONL trial format (pure parsing) and its import."""

@@ -1,0 +1,97 @@
+"""Importing trial logs (``manage.py import_trials``): every line checked, any problem stores nothing.
+
+Re-importing a file stores nothing new: a trial whose id the batch already has is compared with the
+stored one; the same content is counted as unchanged, other content is a problem (stored logs are
+evidence; a different run goes into a batch of its own).
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+
+from django.db import transaction
+from django.utils import timezone
+
+from core.bulk import bulk_insert, values_in
+from core.jsonl import Problem, ProblemLog, load_records_with_unique_ids, readable_paths
+from layer3.io.trials import TrialRecord, parse_trial
+from layer3.models import Batch, TrialLog
+
+_STORED = ("model_config", "stage", "input_text", "generated_data")
+
+
+@dataclass
+class TrialImportSummary:
+    created: int = 0
+    unchanged: int = 0
+    dry_run: bool = False
+
+    def __str__(self) -> str:
+        return f"{self.created} new, {self.unchanged} unchanged"
+
+
+def trials_import(
+    *, paths: Sequence[str | Path], batch_name: str, experiment_id: str | None = None, dry_run: bool = False
+) -> TrialImportSummary:
+    """Check every trial of ``paths`` and store the new ones in batch ``batch_name`` (created if needed)."""
+    log = ProblemLog()
+    if not batch_name.strip() or len(batch_name) > 100:
+        log.add(Problem("--batch", None, "$", "expected a batch name of 1 to 100 characters"))
+    readable = readable_paths(paths, log)
+    records: list[TrialRecord] = load_records_with_unique_ids(readable, parse_trial, log=log)
+    for path in readable:
+        if not any(r.file == str(path) for r in records) and not log:
+            log.add(Problem(str(path), None, "$", "no trials in this file (one JSON object per line)"))
+    batch = Batch.objects.filter(name=batch_name).first()
+    if batch is not None and experiment_id is not None and batch.experiment_id != experiment_id:
+        log.add(
+            Problem(
+                "--experiment",
+                None,
+                "$",
+                f"batch {batch_name!r} belongs to experiment {batch.experiment_id!r}, not {experiment_id!r}",
+            )
+        )
+    log.raise_if_any()
+
+    stored: dict[str, tuple] = {}
+    if batch is not None and records:
+        rows = values_in(
+            TrialLog, ("external_id", *_STORED), {"external_id": [r.id for r in records], "batch": [batch.pk]}
+        )
+        stored = {external_id: tuple(values) for external_id, *values in rows}
+    summary = TrialImportSummary(dry_run=dry_run)
+    new: list[TrialRecord] = []
+    for record in records:
+        old = stored.get(record.id)
+        if old is None:
+            new.append(record)
+        elif old == record.values():
+            summary.unchanged += 1
+        else:
+            log.add(
+                Problem(
+                    record.file,
+                    record.line,
+                    "$",
+                    f"batch {batch_name!r} already has trial {record.id!r} with other content; "
+                    "import a different run into a batch of its own",
+                )
+            )
+    log.raise_if_any()
+    summary.created = len(new)
+    if dry_run or not new:
+        return summary
+    with transaction.atomic():
+        batch, _ = Batch.objects.get_or_create(name=batch_name, defaults={"experiment_id": experiment_id or ""})
+        now = timezone.now()
+        encode = json.JSONEncoder(ensure_ascii=False).encode
+        bulk_insert(
+            TrialLog,
+            ["batch", "external_id", "model_config", "stage", "input_text", "generated_data", "created_at"],
+            ((batch.pk, r.id, r.model_config, r.stage, r.input_text, encode(r.generated_data), now) for r in new),
+        )
+    return summary

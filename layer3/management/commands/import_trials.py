@@ -1,0 +1,25 @@
+from django.core.management.base import BaseCommand, CommandError
+
+from core.jsonl import InputError
+from layer3.io.imports import trials_import
+
+
+class Command(BaseCommand):
+    help = (
+        "Import trial logs from JSONL ({id, modelConfig, stage, inputText, generatedData} per line) into a batch. "
+        "Any problem in any file stores nothing; re-importing the same file changes nothing."
+    )
+
+    def add_arguments(self, parser):
+        parser.add_argument("files", nargs="+", metavar="FILE")
+        parser.add_argument("--batch", required=True, help="the batch name (created if new)")
+        parser.add_argument("--experiment", help="experiment id of a new batch (checked against an existing one)")
+        parser.add_argument("--dry-run", action="store_true", help="check only; store nothing")
+
+    def handle(self, *args, files, batch, experiment, dry_run, **options):
+        try:
+            summary = trials_import(paths=files, batch_name=batch, experiment_id=experiment, dry_run=dry_run)
+        except InputError as exc:
+            raise CommandError(f"nothing was stored: {exc}") from None
+        prefix = "dry run, nothing stored: " if dry_run else ""
+        self.stdout.write(self.style.SUCCESS(f"{prefix}trials {summary} (batch {batch})"))

@@ -1,0 +1,98 @@
+"""import_trials: located problems store nothing; the same file twice stores nothing new."""
+
+import json
+
+import pytest
+from django.core.management import CommandError, call_command
+
+from layer3.models import Batch, TrialLog
+
+pytestmark = pytest.mark.django_db
+
+SPEC = {"widgets": [{"id": "w1", "component": "card", "config": {}}], "reactiveBindings": {"bindings": []}}
+
+
+def trial(i: int, **overrides) -> dict:
+    row = {"id": f"t{i}", "modelConfig": "ABCDE"[i % 5], "stage": 3, "inputText": f"悩み {i}", "generatedData": SPEC}
+    row.update(overrides)
+    return row
+
+
+def write(tmp_path, rows, name="trials.jsonl"):
+    path = tmp_path / name
+    path.write_text("".join((r if isinstance(r, str) else json.dumps(r, ensure_ascii=False)) + "\n" for r in rows))
+    return path
+
+
+def test_trials_are_stored_with_their_batch_and_experiment(tmp_path):
+    path = write(tmp_path, [trial(i) for i in range(10)])
+    call_command("import_trials", str(path), "--batch", "run-1", "--experiment", "exp-7")
+    batch = Batch.objects.get(name="run-1")
+    assert batch.experiment_id == "exp-7" and batch.layer3_results is None
+    stored = {t.external_id: t for t in TrialLog.objects.filter(batch=batch)}
+    assert len(stored) == 10
+    assert stored["t3"].model_config == "D" and stored["t3"].input_text == "悩み 3"
+    assert stored["t3"].generated_data == SPEC and stored["t3"].layer3_metrics is None
+
+
+def test_importing_the_same_file_again_stores_nothing_new(tmp_path, capsys):
+    path = write(tmp_path, [trial(i) for i in range(5)])
+    call_command("import_trials", str(path), "--batch", "run-1")
+    call_command("import_trials", str(path), "--batch", "run-1")
+    assert "0 new, 5 unchanged" in capsys.readouterr().out
+    assert TrialLog.objects.count() == 5
+
+
+@pytest.mark.parametrize(
+    ("line", "where"),
+    [
+        ("{not json", "trials.jsonl:2"),
+        (json.dumps(trial(1, stage="3")), "trials.jsonl:2: $.stage: expected an integer ≥ 0, got string"),
+        (
+            json.dumps({k: v for k, v in trial(1).items() if k != "modelConfig"}),
+            "$.modelConfig: missing required field",
+        ),
+        (json.dumps(trial(1, id="")), "$.id: expected a non-empty string"),
+        (json.dumps(trial(0)), "duplicate id 't0' (first at"),
+        (json.dumps({**trial(1), "modelconfig": "A"}), "$.modelconfig: unknown field; accepted: id, modelConfig"),
+        (json.dumps([1, 2]), "trials.jsonl:2: $: expected a JSON object per line, got array"),
+    ],
+)
+def test_a_bad_line_names_its_place_and_stores_nothing(tmp_path, line, where):
+    path = write(tmp_path, [trial(0), line, trial(2)])
+    with pytest.raises(CommandError, match="nothing was stored") as raised:
+        call_command("import_trials", str(path), "--batch", "run-1")
+    assert where in str(raised.value)
+    assert not TrialLog.objects.exists() and not Batch.objects.exists()
+
+
+def test_generated_data_that_is_no_ui_spec_is_stored_as_it_is(tmp_path):
+    path = write(tmp_path, [trial(0, generatedData="not a spec"), trial(1, generatedData={"widgets": 5})])
+    call_command("import_trials", str(path), "--batch", "run-1")
+    assert sorted(map(repr, TrialLog.objects.values_list("generated_data", flat=True))) == [
+        "'not a spec'",
+        "{'widgets': 5}",
+    ]
+
+
+def test_a_changed_trial_is_refused_and_nothing_is_stored(tmp_path):
+    call_command("import_trials", str(write(tmp_path, [trial(0)])), "--batch", "run-1")
+    changed = write(tmp_path, [trial(1), trial(0, inputText="別の悩み")], name="again.jsonl")
+    with pytest.raises(CommandError, match="already has trial 't0' with other content"):
+        call_command("import_trials", str(changed), "--batch", "run-1")
+    assert list(TrialLog.objects.values_list("external_id", flat=True)) == ["t0"]
+
+
+def test_another_experiment_for_an_existing_batch_is_refused(tmp_path):
+    call_command("import_trials", str(write(tmp_path, [trial(0)])), "--batch", "run-1", "--experiment", "a")
+    with pytest.raises(CommandError, match="belongs to experiment 'a', not 'b'"):
+        call_command("import_trials", str(write(tmp_path, [trial(1)])), "--batch", "run-1", "--experiment", "b")
+
+
+def test_missing_and_empty_files_are_named(tmp_path):
+    with pytest.raises(CommandError, match=r"nope.jsonl: \$: file not found"):
+        call_command("import_trials", str(tmp_path / "nope.jsonl"), "--batch", "run-1")
+    empty = tmp_path / "empty.jsonl"
+    empty.write_text("")
+    with pytest.raises(CommandError, match="no trials in this file"):
+        call_command("import_trials", str(empty), "--batch", "run-1")
