@@ -1,2 +1,2 @@
-"""Reading and writing the annotation data: JSONL parsing with located problems and the record shapes
-(pure), imports, exports and the bulk writes and deletions they use."""
+"""Reading and writing the annotation data: the record shapes of the seed's files with located problems
+(pure), imports, exports and batch deletion; JSONL reading and bulk writes come from ``core``."""
