@@ -267,3 +267,20 @@ def load_records_with_unique_ids(paths: Iterable[str | Path], parse, *, log: Pro
             first_seen[record.id] = (name, number)
             records.append(record)
     return records
+
+
+def check_batch_name(name: str, log: ProblemLog, *, limit: int) -> None:
+    """A ``--batch`` name must be given and fit the column (``limit`` characters)."""
+    if not name.strip():
+        log.add(Problem("--batch", None, "name", "the batch name is empty; give one with --batch NAME"))
+    elif len(name) > limit:
+        log.add(Problem("--batch", None, "name", f"the batch name has {len(name)} characters; at most {limit} fit"))
+
+
+def report_files_without_records(paths, records, log: ProblemLog, *, what: str) -> None:
+    """An empty (or blank) file is a mistake, not an import of nothing."""
+    with_records = {record.file for record in records}
+    with_problems = {problem.file for problem in log.problems}
+    for path in paths:
+        if str(path) not in with_records and str(path) not in with_problems:
+            log.add(Problem(str(path), None, "$", f"no {what} in this file (it is empty or has only blank lines)"))

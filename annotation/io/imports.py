@@ -38,6 +38,7 @@ from annotation.models import (
     schema_postgresql,
 )
 from core.bulk import bulk_insert, existing_values, values_in
+from core.jsonl import check_batch_name, report_files_without_records
 from core.roles import ANNOTATOR
 
 CHUNK = 5_000
@@ -60,23 +61,6 @@ class ImportSummary:
         return text
 
 
-def _check_batch_name(name: str, log: ProblemLog) -> None:
-    limit = Batch._meta.get_field("name").max_length
-    if not name.strip():
-        log.add(Problem("--batch", None, "name", "the batch name is empty; give one with --batch NAME"))
-    elif len(name) > limit:
-        log.add(Problem("--batch", None, "name", f"the batch name has {len(name)} characters; at most {limit} fit"))
-
-
-def _report_files_without_records(paths, records, log: ProblemLog, *, what: str) -> None:
-    """An empty (or blank) file is a mistake, not an import of nothing."""
-    with_records = {record.file for record in records}
-    with_problems = {problem.file for problem in log.problems}
-    for path in paths:
-        if str(path) not in with_records and str(path) not in with_problems:
-            log.add(Problem(str(path), None, "$", f"no {what} in this file (it is empty or has only blank lines)"))
-
-
 def _chunks(items: Sequence, size: int = CHUNK) -> Iterable[Sequence]:
     for start in range(0, len(items), size):
         yield items[start : start + size]
@@ -96,10 +80,10 @@ def dialogues_import(
     old text is kept (``DialogueRevision``) and each of its ratings gets a quality flag for review.
     """
     log = ProblemLog()
-    _check_batch_name(batch_name, log)
+    check_batch_name(batch_name, log, limit=Batch._meta.get_field("name").max_length)
     readable = readable_paths(paths, log)
     records = load_dialogues(readable, log=log)
-    _report_files_without_records(readable, records, log, what="dialogues")
+    report_files_without_records(readable, records, log, what="dialogues")
     existing = existing_values(
         Dialogue, "external_id", [r.id for r in records], ["id", "user_text", "response_text", "context"]
     )
@@ -222,7 +206,7 @@ def annotations_import(
     log = ProblemLog()
     readable = readable_paths(paths, log)
     records = load_annotations(readable, log=log)
-    _report_files_without_records(readable, records, log, what="ratings")
+    report_files_without_records(readable, records, log, what="ratings")
 
     dialogue_pks: dict[str, int] = {}
     dialogue_pks.update(values_in(Dialogue, ("external_id", "id"), {"external_id": sorted({r.id for r in records})}))

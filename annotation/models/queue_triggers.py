@@ -13,7 +13,7 @@ row triggers (SQLite has no other kind; it runs them in-process).
 
 SQLite drops a table's triggers when Django rebuilds the table (an altered column of
 ``annotation_dialogue`` in a later migration): such a migration must run ``install`` again.
-``tests/annotation/test_queue_entries.py`` checks on the migrated database that they are there.
+``tests/annotation/models/test_queue_entries.py`` checks on the migrated database that they are there.
 Installed by migration 0012.
 """
 

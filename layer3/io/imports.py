@@ -16,7 +16,14 @@ from django.db import transaction
 from django.utils import timezone
 
 from core.bulk import bulk_insert, values_in
-from core.jsonl import Problem, ProblemLog, load_records_with_unique_ids, readable_paths
+from core.jsonl import (
+    Problem,
+    ProblemLog,
+    check_batch_name,
+    load_records_with_unique_ids,
+    readable_paths,
+    report_files_without_records,
+)
 from layer3.io.trials import TrialRecord, parse_trial
 from layer3.models import Batch, TrialLog
 
@@ -38,13 +45,10 @@ def trials_import(
 ) -> TrialImportSummary:
     """Check every trial of ``paths`` and store the new ones in batch ``batch_name`` (created if needed)."""
     log = ProblemLog()
-    if not batch_name.strip() or len(batch_name) > 100:
-        log.add(Problem("--batch", None, "$", "expected a batch name of 1 to 100 characters"))
+    check_batch_name(batch_name, log, limit=Batch._meta.get_field("name").max_length)
     readable = readable_paths(paths, log)
     records: list[TrialRecord] = load_records_with_unique_ids(readable, parse_trial, log=log)
-    for path in readable:
-        if not any(r.file == str(path) for r in records) and not log:
-            log.add(Problem(str(path), None, "$", "no trials in this file (one JSON object per line)"))
+    report_files_without_records(readable, records, log, what="trials")
     batch = Batch.objects.filter(name=batch_name).first()
     if batch is not None and experiment_id is not None and batch.experiment_id != experiment_id:
         log.add(
