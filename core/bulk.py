@@ -184,3 +184,41 @@ def bulk_delete(queryset) -> int:
     with connection.cursor() as cursor:
         cursor.execute(f"DELETE FROM {quote(meta.db_table)} WHERE {quote(meta.pk.column)} IN ({select})", params)  # noqa: S608
         return cursor.rowcount
+
+
+def bulk_update_json(model, field: str, values: Sequence[tuple[int, object]]) -> int:
+    """Set the JSON column ``field`` of many rows at once: ``values`` are ``(primary key, value)`` pairs.
+
+    On PostgreSQL the pairs are copied into a temporary table (COPY) and joined by key in one
+    UPDATE (a text-array parameter would be quoted element by element in Python, 0.5 s per 1,000
+    large documents; one JSON object unpacked by ``jsonb_each`` parses everything twice); on SQLite
+    an executemany of a prepared UPDATE. ``bulk_update`` would build a CASE over every row instead.
+    Values are encoded here (UTF-8 kept, no NaN: JSON has none); None sets SQL NULL. Returns the
+    number of rows updated.
+    """
+    import json
+
+    from django.db import transaction
+
+    if not values:
+        return 0
+    meta = model._meta
+    quote = connection.ops.quote_name
+    table, column, key = quote(meta.db_table), quote(meta.get_field(field).column), quote(meta.pk.column)
+    encode = json.JSONEncoder(ensure_ascii=False, allow_nan=False).encode
+    with transaction.atomic(), connection.cursor() as cursor:
+        if connection.vendor == "postgresql":
+            cursor.execute("CREATE TEMP TABLE _bulk_json_update (k bigint, v text) ON COMMIT DROP")
+            with cursor.cursor.copy("COPY _bulk_json_update (k, v) FROM STDIN") as copy:
+                for pk, value in values:
+                    copy.write_row((pk, None if value is None else encode(value)))
+            cursor.execute(
+                f"UPDATE {table} AS t SET {column} = u.v::jsonb FROM _bulk_json_update u WHERE t.{key} = u.k"  # noqa: S608
+            )
+            updated = cursor.rowcount
+            cursor.execute("DROP TABLE _bulk_json_update")
+            return updated
+        keys = [pk for pk, _value in values]
+        texts = [None if value is None else encode(value) for _pk, value in values]
+        cursor.executemany(f"UPDATE {table} SET {column} = %s WHERE {key} = %s", list(zip(texts, keys, strict=True)))  # noqa: S608
+        return len(values)

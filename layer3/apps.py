@@ -7,3 +7,10 @@ class Layer3Config(AppConfig):
 
     name = "layer3"
     verbose_name = _("Layer3 validation")
+
+    def ready(self) -> None:
+        from core.demo import register_demo_part
+        from layer3.demo import load as demo
+        from layer3.runs import job_handlers  # noqa: F401  (registers the layer3.evaluate job kind)
+
+        register_demo_part("layer3", demo.load, order=30)

@@ -5,6 +5,7 @@ JSON columns hold the seed's ``BatchLayer3Results`` and ``Layer3MetricsV1`` shap
 (camelCase keys), so that the API and the exports serve them without translation.
 """
 
+from django.conf import settings
 from django.db import models
 from django.db.models import Q
 from django.utils import timezone
@@ -18,6 +19,11 @@ class Batch(models.Model):
     experiment_id = models.CharField(_("experiment id"), max_length=100, blank=True)
     created_at = models.DateTimeField(_("created at"), default=timezone.now)
     layer3_results = models.JSONField(_("Layer3 results"), null=True, blank=True)  # BatchLayer3Results
+    # Beside the seed's column: the same figures per model config, and the §7 tests (Bonferroni),
+    # refreshed with layer3_results after every run.
+    layer3_by_model = models.JSONField(_("Layer3 results by model configuration"), null=True, blank=True)
+    layer3_statistics = models.JSONField(_("Layer3 statistics"), null=True, blank=True)
+    layer3_evaluated_at = models.DateTimeField(_("Layer3 evaluated at"), null=True, blank=True)
 
     class Meta:
         ordering = ["name"]
@@ -59,3 +65,63 @@ class TrialLog(models.Model):
 
     def __str__(self) -> str:
         return f"{self.batch_id}/{self.external_id} ({self.model_config})"
+
+
+class Layer3Run(models.Model):
+    """One evaluation of a batch (seed 002 §5.1 ``evaluate-layer3``, §6): options, progress and outcome.
+
+    Written by the run service as it goes, so a page, the API or a second command can see a run in
+    flight; ``heartbeat_at`` moves with every chunk, so a run whose process died is told apart from
+    a slow one.
+    """
+
+    class Status(models.TextChoices):
+        QUEUED = "queued", _("Queued")
+        RUNNING = "running", _("Running")
+        SUCCEEDED = "succeeded", _("Succeeded")
+        STOPPED_BY_BUDGET = "stopped_by_budget", _("Stopped by the budget")
+        FAILED = "failed", _("Failed")
+        CANCELLED = "cancelled", _("Cancelled")
+        INTERRUPTED = "interrupted", _("Interrupted")
+
+    IN_FLIGHT = (Status.QUEUED, Status.RUNNING)
+
+    batch = models.ForeignKey(Batch, verbose_name=_("batch"), on_delete=models.CASCADE, related_name="layer3_runs")
+    job_id = models.UUIDField(_("job"), null=True, blank=True)  # core.Job when a worker runs it
+    options = models.JSONField(_("options"))  # EvaluateLayer3Request (camelCase) + judge, stage, budget
+    status = models.CharField(_("status"), max_length=20, choices=Status.choices, default=Status.QUEUED)
+    total_targets = models.PositiveIntegerField(_("targets"), default=0)
+    evaluated_count = models.PositiveIntegerField(_("evaluated"), default=0)
+    skipped_count = models.PositiveIntegerField(_("skipped"), default=0)
+    error_count = models.PositiveIntegerField(_("errors"), default=0)
+    unjudged_count = models.PositiveIntegerField(_("left for a later run"), default=0)
+    current_trial = models.CharField(_("current trial"), max_length=200, blank=True)
+    last_metrics = models.JSONField(_("latest metrics"), null=True, blank=True)  # Partial<Layer3MetricsV1>
+    judge_requests = models.PositiveIntegerField(_("judge requests"), default=0)
+    judge_cache_hits = models.PositiveIntegerField(_("judge cache hits"), default=0)
+    cost_usd = models.FloatField(_("cost (USD)"), default=0.0)
+    cost_jpy = models.FloatField(_("cost (JPY)"), default=0.0)
+    error = models.TextField(_("error"), blank=True)
+    log_file = models.CharField(_("log file"), max_length=500, blank=True)
+    created_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL, verbose_name=_("created by"), null=True, blank=True, on_delete=models.SET_NULL
+    )
+    created_at = models.DateTimeField(_("created at"), default=timezone.now)
+    started_at = models.DateTimeField(_("started at"), null=True, blank=True)
+    heartbeat_at = models.DateTimeField(_("last progress"), null=True, blank=True)
+    finished_at = models.DateTimeField(_("finished at"), null=True, blank=True)
+    elapsed_ms = models.PositiveIntegerField(_("elapsed (ms)"), null=True, blank=True)
+
+    class Meta:
+        ordering = ["-created_at"]
+        verbose_name = _("Layer3 run")
+        verbose_name_plural = _("Layer3 runs")
+        indexes = [models.Index(fields=["batch", "status"], name="layer3_run_batch_status")]
+
+    def __str__(self) -> str:
+        return f"{self.batch} · {self.created_at:%Y-%m-%d %H:%M} · {self.status}"
+
+    @property
+    def percentage(self) -> float:
+        done = self.evaluated_count + self.error_count
+        return round(100.0 * done / self.total_targets, 1) if self.total_targets else 100.0

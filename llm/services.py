@@ -173,7 +173,12 @@ def _plan(prompt: Prompt, items: list[Item], *, model: str, force: bool) -> _Pla
         key = cache_key(endpoint=endpoint, model=model, prompt=prompt, messages=messages, params=params)
         pending.append(_Pending(item, messages, key, pricing.estimate_tokens(messages)))
     hits = {} if force else _cached_rows(sorted({p.key for p in pending}))
-    misses = [p for p in pending if p.key not in hits]
+    # The same question twice in one run (a generic sample value under the same concern) is asked once.
+    misses, asked = [], set(hits)
+    for p in pending:
+        if p.key not in asked:
+            asked.add(p.key)
+            misses.append(p)
     price = pricing.price_for(prices(), model)
     estimate = pricing.estimate_cost(
         [p.estimated_tokens_in for p in misses],
@@ -245,6 +250,20 @@ def judge(
         done += 1
         if progress:
             progress(done, len(items))
+    by_cache_key = {p.key: results[p.item.key] for p in plan.misses if p.item.key in results}
+    for p in plan.pending:
+        if p.item.key not in results:  # a repeated question: the answer of its first asking, at no cost
+            first = by_cache_key[p.key]
+            results[p.item.key] = Result(
+                p.item.key,
+                first.status,
+                first.parsed,
+                model,
+                cached=first.status == "ok",
+                error=first.error,
+                call_id=first.call_id,
+            )
+            report.cache_hits += first.status == "ok"
     report.results = [results[item.key] for item in items]
     report.counts = counts = dict(Counter(result.status for result in report.results))
     report.stopped_by_budget = counts.get("not_evaluated", 0) > 0

@@ -56,3 +56,24 @@ def test_lookups_by_key_lists_find_exactly_the_keys():
     ids = sorted(Dialogue.objects.values_list("pk", flat=True))
     rows = set(values_in(Dialogue, ("id", "external_id"), {"id": ids[:4], "batch": [batch.pk]}, chunk=2))
     assert {pk for pk, _key in rows} == set(ids[:4])
+
+
+def test_bulk_update_json_sets_exactly_the_given_rows_with_awkward_content():
+    from core.bulk import bulk_update_json
+    from layer3.models import Batch as TrialBatch
+    from layer3.models import TrialLog
+
+    batch = TrialBatch.objects.create(name="b")
+    trials = [
+        TrialLog.objects.create(
+            batch=batch, external_id=f"t{i}", model_config="A", stage=3, input_text="", generated_data={}
+        )
+        for i in range(4)
+    ]
+    awkward = {"text": "改行\n'quote' \"dq\" \\ tab\t ✓", "n": 1.5, "list": [None, True, {"k": "v"}]}
+    assert bulk_update_json(TrialLog, "layer3_metrics", [(trials[0].pk, awkward), (trials[2].pk, {"a": 1})]) == 2
+    stored = {t.external_id: t.layer3_metrics for t in TrialLog.objects.all()}
+    assert stored == {"t0": awkward, "t1": None, "t2": {"a": 1}, "t3": None}
+    bulk_update_json(TrialLog, "layer3_metrics", [(trials[0].pk, None)])
+    assert TrialLog.objects.filter(layer3_metrics__isnull=True).count() == 3
+    assert bulk_update_json(TrialLog, "layer3_metrics", []) == 0

@@ -53,6 +53,17 @@ def test_the_second_identical_call_is_a_cache_hit_without_any_request(fake_llm):
     assert LLMCall.objects.count() == 3
 
 
+def test_the_same_question_twice_in_one_run_is_asked_once(fake_llm):
+    variables = {"concernText": "転職するか迷っています", "generatedText": "項目1", "widgetType": "list"}
+    items = [Item("a", variables), Item("b", {**variables, "generatedText": "転職のメリット"}), Item("c", variables)]
+    assert estimate(GV, items).calls == 2
+    report = judge(GV, items)
+    assert len(fake_llm.requests) == 2 and LLMCall.objects.count() == 2
+    assert [r.key for r in report.results] == ["a", "b", "c"]
+    assert report.results[2].parsed == report.results[0].parsed and report.results[2].cached
+    assert report.results[2].call_id == report.results[0].call_id and report.cache_hits == 1
+
+
 def test_force_bypasses_the_cache_but_still_writes(fake_llm):
     judge(GV, _items())
     again = judge(GV, _items(), force=True)

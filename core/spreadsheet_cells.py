@@ -1,0 +1,37 @@
+"""Text cells that a spreadsheet must not run as formulas (CSV / formula injection), pure Python.
+
+Following the OWASP "CSV Injection" guidance, a text cell whose first character is ``=``, ``+``,
+``-``, ``@``, a tab or a carriage return is prefixed with a single quote ``'``: Excel, LibreOffice
+Calc and Google Sheets then show the text instead of evaluating it (``=HYPERLINK(...)``,
+``=cmd|'/c calc'!A1``). Decisions beyond the OWASP list, all erring on the safe side:
+
+- the trigger is also looked for after leading whitespace (``" =1+1"``, ``"\\n@SUM(A1)"``), since
+  Calc's "trim spaces" import option and some Excel versions drop it before parsing;
+- the full-width forms ``＝ ＋ － ＠`` count too: Japanese spreadsheet input converts them to the
+  ASCII operators, and this project's data is Japanese.
+
+Everything else is returned unchanged, the empty string included. The prefix is visible to plain
+text readers (``csv.reader`` reads ``'=1+1``): that is the price of a file that is safe to open.
+The function is idempotent: a neutralised cell starts with ``'`` and is never prefixed again.
+Quoting of separators, quotes and newlines inside a cell is the CSV writer's job, not this one's.
+Apply it to text only: numbers (``-2`` as a number) are data, not formulas.
+"""
+
+from __future__ import annotations
+
+# Characters that start a formula when they lead a cell (ASCII and full-width forms).
+FORMULA_TRIGGERS = frozenset("=+-@\uff1d\uff0b\uff0d\uff20")
+# Characters that trigger even in the first position (OWASP): tab and carriage return.
+LEADING_CONTROL_TRIGGERS = frozenset("\t\r")
+
+
+def is_formula_like(value: str) -> bool:
+    """Whether a spreadsheet could treat this text cell as a formula."""
+    if value[:1] in LEADING_CONTROL_TRIGGERS:
+        return True
+    return value.lstrip()[:1] in FORMULA_TRIGGERS
+
+
+def neutralise_formula(value: str) -> str:
+    """``value`` with a leading ``'`` when a spreadsheet would read it as a formula, else unchanged."""
+    return "'" + value if is_formula_like(value) else value

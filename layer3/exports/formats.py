@@ -1,0 +1,62 @@
+"""Export formats of a batch's Layer3 results (seed 002 §5, ``GET .../layer3-export?format=``), pure Python.
+
+The formatters are generators of ``str`` chunks, meant for a streaming HTTP response:
+
+- ``iter_json(document, trials=None)``: the results document, with the raw trials when given;
+- ``iter_csv(trials, bom=True)``: one row per trial, columns ``CSV_COLUMNS``;
+- ``iter_markdown(document)`` and ``iter_latex(document)``: the per-model and statistics tables
+  for a paper.
+
+``document`` is the results document (camelCase keys, a public contract): ``batchId``,
+``experimentId``, ``evaluatedAt``, ``overall``, ``byModel`` and ``statistics``; trials are read
+once, one by one. ``export_filename`` names the download, ``MEDIA_TYPES`` gives its content type.
+"""
+
+from __future__ import annotations
+
+import re
+
+from layer3.exports.json_csv import CSV_COLUMNS, iter_csv, iter_json
+from layer3.exports.latex import iter_latex
+from layer3.exports.markdown import iter_markdown
+
+FORMATS = ("json", "csv", "markdown", "latex")
+FILE_EXTENSIONS = {"json": ".json", "csv": ".csv", "markdown": ".md", "latex": ".tex"}
+MEDIA_TYPES = {
+    "json": "application/json",
+    "csv": "text/csv; charset=utf-8",
+    "markdown": "text/markdown; charset=utf-8",
+    "latex": "application/x-tex",
+}
+MAX_NAME_CHARS = 100
+_UNSAFE = re.compile(r"[^A-Za-z0-9._-]")
+
+__all__ = [
+    "CSV_COLUMNS",
+    "FILE_EXTENSIONS",
+    "FORMATS",
+    "MEDIA_TYPES",
+    "export_filename",
+    "iter_csv",
+    "iter_json",
+    "iter_latex",
+    "iter_markdown",
+]
+
+
+def _safe(name: str) -> str:
+    return _UNSAFE.sub("_", name)[:MAX_NAME_CHARS] or "_"
+
+
+def export_filename(batch_id: str, fmt: str, model_config: str | None = None) -> str:
+    """``layer3-<batch>[-<model config>].<ext>``: ASCII letters, digits, ``.``, ``-`` and ``_`` only.
+
+    Any other character (a space, a slash, Japanese text) becomes ``_``, one for one; each name part
+    is cut at ``MAX_NAME_CHARS`` characters. Raises ``ValueError`` for a format not in ``FORMATS``.
+    """
+    if fmt not in FILE_EXTENSIONS:
+        raise ValueError(f"unknown export format {fmt!r}; accepted: {', '.join(FORMATS)}")
+    name = "layer3-" + _safe(batch_id)
+    if model_config is not None:
+        name += "-" + _safe(model_config)
+    return name + FILE_EXTENSIONS[fmt]

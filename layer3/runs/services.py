@@ -1,0 +1,295 @@
+"""Writes for Layer3 runs: start a run, execute it chunk by chunk, refresh a batch's results.
+
+Resumable (seed 002 §6, §11.2): without ``force`` only target trials whose ``layer3_metrics`` is
+NULL are evaluated; each chunk's metrics and the run's counters are written in one transaction, so
+a run that dies loses at most the chunk in flight, and a rerun evaluates the rest. Judge calls of
+the lost chunk were stored by the gateway as they finished and are served from its cache on the
+rerun, so none is paid twice; the batch figures are recomputed from the stored trials, so none is
+counted twice. Targets are the batch's trials at stage 3 (the stage the seed's partial index
+``trial_layer3_unevaluated`` serves), of the chosen model configs.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import time
+from contextlib import nullcontext
+from datetime import timedelta
+
+from django.conf import settings
+from django.db import transaction
+from django.db.models import F
+from django.utils import timezone
+
+from core.bulk import bulk_update_json
+from core.gc_pause import cyclic_gc_paused
+from core.jobs import JobCancelled
+from layer3.judge.services import JudgeSettings, judge_trials
+from layer3.metrics.batch import aggregate_by_model
+from layer3.models import Batch, Layer3Run, TrialLog
+from layer3.runs.chunk import ChunkOutcome, TrialRow, evaluate_chunk, progress_metrics
+from layer3.runs.options import TARGET_STAGE, EvaluationOptions
+from layer3.runs.reads import metric_summaries, without_details
+from layer3.statistics import compare_model_configs
+from llm import services as gateway
+
+CHUNK_SIZE = 1000  # trials per stored chunk without a judge
+IN_MEMORY_SUMMARIES = 50_000  # a run over at most this many trials aggregates what it computed, unread
+JUDGED_CHUNK_SIZE = 50  # with a judge: at most this many trials' calls are in flight when a run dies
+STALE_AFTER = timedelta(minutes=10)  # a running run without progress for this long has died
+
+
+class RunInFlight(Exception):
+    """Another run of the batch is queued or running."""
+
+    def __init__(self, run: Layer3Run) -> None:
+        self.run = run
+        super().__init__(f"run {run.pk} of batch {run.batch} is {run.status} (started {run.created_at:%Y-%m-%d %H:%M})")
+
+
+class RunObserver:
+    """Hooks a caller passes to ``layer3_run_execute``: the command's console, the job's progress."""
+
+    def started(self, run: Layer3Run, *, pending: int, not_targets: int) -> None: ...
+
+    def chunk(self, run: Layer3Run, outcome: ChunkOutcome) -> None: ...
+
+    def finished(self, run: Layer3Run) -> None: ...
+
+
+def targets(batch: Batch, options: EvaluationOptions):
+    trials = TrialLog.objects.filter(batch=batch, stage=TARGET_STAGE)
+    if options.model_configs:
+        trials = trials.filter(model_config__in=options.model_configs)
+    return trials
+
+
+def check_judge_available(options: EvaluationOptions) -> None:
+    """Refuse an LLM-judged run that cannot call an LLM, before anything is stored."""
+    if options.uses_judge and options.judge == "llm":
+        if not gateway.configured():
+            raise ValueError("--judge llm needs an endpoint: set LLM_BASE_URL (or use --judge baseline)")
+        if not (options.llm_model or settings.LLM_MODEL):
+            raise ValueError("--judge llm needs a model: pass --model or set LLM_MODEL")
+
+
+def runs_in_flight(batch: Batch):
+    """Queued or running runs of ``batch`` that are alive (recent progress, or queued recently)."""
+    alive_since = timezone.now() - STALE_AFTER
+    return Layer3Run.objects.filter(batch=batch, status__in=Layer3Run.IN_FLIGHT).exclude(
+        status=Layer3Run.Status.RUNNING, heartbeat_at__lt=alive_since
+    )
+
+
+@transaction.atomic
+def layer3_run_create(*, batch: Batch, options: EvaluationOptions, user=None, enqueue: bool = False) -> Layer3Run:
+    """A new run of ``batch`` (queued for a worker when ``enqueue``); ``RunInFlight`` if one is alive."""
+    check_judge_available(options)
+    Batch.objects.select_for_update().filter(pk=batch.pk).first()  # one starter at a time per batch
+    running = runs_in_flight(batch).first()
+    if running is not None:
+        raise RunInFlight(running)
+    Layer3Run.objects.filter(batch=batch, status__in=Layer3Run.IN_FLIGHT).update(
+        status=Layer3Run.Status.INTERRUPTED,
+        finished_at=timezone.now(),
+        error="no progress: the process running it ended",
+    )
+    run = Layer3Run.objects.create(batch=batch, options=options.as_request(), created_by=user)
+    if enqueue:
+        from core.services import job_enqueue
+
+        job = job_enqueue(kind="layer3.evaluate", params={"run_id": run.pk}, user=user)
+        Layer3Run.objects.filter(pk=run.pk).update(job_id=job.pk)
+        run.job_id = job.pk
+    return run
+
+
+def layer3_run_execute(*, run: Layer3Run, observer: RunObserver | None = None) -> Layer3Run:
+    """Evaluate the run's pending trials chunk by chunk, then refresh the batch's results.
+
+    Per-trial problems (data that is not a UISpec, a judge call that failed) are recorded on the
+    trial and counted; anything else fails the run (recorded, then raised).
+    """
+    observer = observer or RunObserver()
+    claimed = Layer3Run.objects.filter(pk=run.pk, status=Layer3Run.Status.QUEUED).update(
+        status=Layer3Run.Status.RUNNING, started_at=timezone.now(), heartbeat_at=timezone.now()
+    )
+    if not claimed:
+        raise ValueError(f"run {run.pk} is {run.status}, not queued")
+    run.refresh_from_db()
+    options = EvaluationOptions.from_request(run.options)
+    started = time.monotonic()
+    try:
+        check_judge_available(options)
+        _execute(run, options, observer, started)
+    except JobCancelled:
+        _finish(run, Layer3Run.Status.CANCELLED, started)
+        _refresh_quietly(run.batch)
+        raise
+    except Exception as exc:
+        _finish(run, Layer3Run.Status.FAILED, started, error=f"{type(exc).__name__}: {exc}")
+        _refresh_quietly(run.batch)
+        raise
+    observer.finished(run)
+    return run
+
+
+def _execute(run: Layer3Run, options: EvaluationOptions, observer: RunObserver, started: float) -> None:
+    batch = run.batch
+    all_targets = targets(batch, options)
+    pending = all_targets if options.force else all_targets.filter(layer3_metrics__isnull=True)
+    run.total_targets = all_targets.count()
+    pending_count = pending.count()
+    run.skipped_count = run.total_targets - pending_count
+    Layer3Run.objects.filter(pk=run.pk).update(total_targets=run.total_targets, skipped_count=run.skipped_count)
+    not_targets = TrialLog.objects.filter(batch=batch).count() - run.total_targets
+    observer.started(run, pending=pending_count, not_targets=not_targets)
+
+    chunk_size = JUDGED_CHUNK_SIZE if options.uses_judge else CHUNK_SIZE
+    budget_left = options.budget
+    last_pk = 0
+    stopped = False
+    # What this run wrote, for the batch figures without reading it back (a whole batch's run)
+    computed: dict[int, tuple[str, dict]] | None = {} if pending_count <= IN_MEMORY_SUMMARIES else None
+    while not stopped:
+        with cyclic_gc_paused():
+            rows = [
+                TrialRow(*values)
+                for values in pending.filter(pk__gt=last_pk)
+                .order_by("pk")
+                .values_list("pk", "external_id", "model_config", "input_text", "generated_data")[:chunk_size]
+            ]
+        if not rows:
+            break
+        last_pk = rows[-1].pk
+        judge = None
+        if options.uses_judge:
+            budget = None if budget_left is None else gateway.Budget(budget_left, options.budget_currency)
+            judge_settings = JudgeSettings(
+                backend=options.judge, model=options.llm_model or None, refresh=options.refresh_judge, budget=budget
+            )
+
+            def judge(questions, judge_settings=judge_settings):
+                return judge_trials(questions, judge_settings)
+
+        # (the judge's HTTP client builds reference cycles; the collector stays on for judged chunks)
+        with nullcontext() if options.uses_judge else cyclic_gc_paused():
+            outcome = evaluate_chunk(rows, options, now=timezone.now(), judge=judge)
+        judgement = outcome.judgement
+        if judgement is not None and budget_left is not None:
+            budget_left = max(0.0, budget_left - judgement.spent(options.budget_currency))
+        stopped = bool(judgement is not None and judgement.stopped_by_budget)
+        _store_chunk(run, outcome)
+        if computed is not None:
+            configs = {row.pk: row.model_config for row in rows}
+            computed.update((pk, (configs[pk], without_details(metrics))) for pk, metrics in outcome.written)
+        observer.chunk(run, outcome)
+
+    if stopped:
+        run.unjudged_count = pending_count - run.evaluated_count - run.error_count
+    whole_batch = (
+        computed is not None and len(computed) == TrialLog.objects.filter(batch=batch, stage=TARGET_STAGE).count()
+    )
+    batch_results_refresh(batch=batch, summaries=list(computed.values()) if whole_batch else None)
+    _finish(run, Layer3Run.Status.STOPPED_BY_BUDGET if stopped else Layer3Run.Status.SUCCEEDED, started)
+
+
+def _store_chunk(run: Layer3Run, outcome: ChunkOutcome) -> None:
+    judgement = outcome.judgement
+    requests = judgement.requests if judgement is not None else 0
+    hits = judgement.cache_hits if judgement is not None else 0
+    usd = judgement.cost_usd if judgement is not None else 0.0
+    jpy = judgement.cost_jpy if judgement is not None else 0.0
+    with transaction.atomic():
+        bulk_update_json(TrialLog, "layer3_metrics", outcome.written)
+        Layer3Run.objects.filter(pk=run.pk).update(
+            evaluated_count=F("evaluated_count") + outcome.evaluated,
+            error_count=F("error_count") + len(outcome.errors),
+            unjudged_count=F("unjudged_count") + outcome.unjudged,
+            judge_requests=F("judge_requests") + requests,
+            judge_cache_hits=F("judge_cache_hits") + hits,
+            cost_usd=F("cost_usd") + usd,
+            cost_jpy=F("cost_jpy") + jpy,
+            current_trial=outcome.last_trial[:200],
+            last_metrics=progress_metrics(outcome.last_metrics),
+            heartbeat_at=timezone.now(),
+        )
+    run.evaluated_count += outcome.evaluated
+    run.error_count += len(outcome.errors)
+    run.unjudged_count += outcome.unjudged
+    run.judge_requests += requests
+    run.judge_cache_hits += hits
+    run.cost_usd += usd
+    run.cost_jpy += jpy
+    run.current_trial = outcome.last_trial[:200]
+    run.last_metrics = progress_metrics(outcome.last_metrics)
+
+
+def _finish(run: Layer3Run, status: str, started: float, *, error: str = "") -> None:
+    run.status = status
+    run.error = error
+    run.finished_at = timezone.now()
+    run.elapsed_ms = round((time.monotonic() - started) * 1000)
+    Layer3Run.objects.filter(pk=run.pk).update(
+        status=status,
+        error=error,
+        finished_at=run.finished_at,
+        elapsed_ms=run.elapsed_ms,
+        unjudged_count=run.unjudged_count,
+    )
+
+
+def _refresh_quietly(batch: Batch) -> None:
+    with contextlib.suppress(Exception):
+        batch_results_refresh(batch=batch)
+
+
+def batch_results_refresh(*, batch: Batch, summaries: list[tuple[str, dict | None]] | None = None) -> Batch:
+    """Recompute and store the batch's ``layer3_results`` (overall), per model config and statistics.
+
+    ``summaries``: every target trial's ``(model config, metrics without the per-item lists)`` when
+    the caller has them all (a run that evaluated the whole batch); otherwise they are read.
+    """
+    with cyclic_gc_paused():
+        pairs = summaries
+        if pairs is None:
+            pairs = metric_summaries(TrialLog.objects.filter(batch=batch, stage=TARGET_STAGE))
+    overall, by_model = aggregate_by_model(pairs)
+    grouped: dict[str, list[dict]] = {}
+    for model_config, metrics in pairs:
+        if metrics is not None and "error" not in metrics:
+            grouped.setdefault(model_config, []).append(metrics)
+    evaluated = any(metrics is not None for _config, metrics in pairs)
+    batch.layer3_results = overall if evaluated else None
+    batch.layer3_by_model = by_model if evaluated else None
+    batch.layer3_statistics = compare_model_configs(grouped) if evaluated else None
+    batch.layer3_evaluated_at = timezone.now() if evaluated else None
+    batch.save(update_fields=["layer3_results", "layer3_by_model", "layer3_statistics", "layer3_evaluated_at"])
+    return batch
+
+
+def run_cost_estimate(*, batch: Batch, options: EvaluationOptions):
+    """The gateway's estimate for the judge calls a run would make (cache hits excluded); None without an LLM judge."""
+    if not (options.uses_judge and options.judge == "llm"):
+        return None
+    from layer3.judge.items import TrialQuestions, gv_items, w2wr_items
+    from layer3.judge.services import estimate_questions
+    from layer3.metrics import UISpecError, parse_ui_spec
+
+    pending = targets(batch, options)
+    if not options.force:
+        pending = pending.filter(layer3_metrics__isnull=True)
+    questions = []
+    for concern, data in pending.order_by().values_list("input_text", "generated_data").iterator(chunk_size=2000):
+        try:
+            spec = parse_ui_spec(data)
+        except UISpecError:
+            continue
+        questions.append(
+            TrialQuestions(
+                gv=gv_items(spec, concern) if options.judges_gv else None,
+                w2wr=w2wr_items(spec, concern) if options.judges_w2wr else None,
+            )
+        )
+    settings_ = JudgeSettings(backend="llm", model=options.llm_model or None, refresh=options.refresh_judge)
+    return estimate_questions(questions, settings_)

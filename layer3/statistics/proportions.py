@@ -1,0 +1,86 @@
+"""Two-sided two-proportion z-test with pooled variance, and Cohen's h (seed 002 §7.1: GV_UR, W2WR_FR,
+W2WR_MR, W2WR_SYR, W2WR_CR).
+
+``two_proportion_z(x_a, n_a, x_b, n_b)`` equals ``statsmodels.stats.proportion.proportions_ztest([x_a, x_b],
+[n_a, n_b])`` (pooled variance is its default; statsmodels itself is only used by the tests), computed in the
+same order of operations:
+
+    p_A = x_A/n_A, p_B = x_B/n_B, p = (x_A + x_B)/(n_A + n_B)
+    z = (p_A - p_B) / sqrt(p(1 - p)(1/n_A + 1/n_B)),  p-value = 2·scipy.stats.norm.sf(|z|)
+
+Effect size: Cohen's h = 2·asin(sqrt(p_A)) - 2·asin(sqrt(p_B)), positive when A has the larger proportion;
+magnitude by |h|: < 0.2 negligible, < 0.5 small, < 0.8 medium, else large.
+
+Undefined (statistic, p-value and effect size None, with a reason; statsmodels would return NaN):
+
+- a group has no items (n = 0);
+- the pooled proportion is 0 or 1 (no successes, or only successes, in both groups): the variance is 0.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import replace
+from numbers import Integral
+
+from scipy import stats
+
+from layer3.statistics.outcome import COHENS_H_THRESHOLDS, TwoSampleResult, effect_magnitude, empty_group_reason
+
+TEST = "two_proportion_z"
+EFFECT_SIZE_TYPE = "cohens_h"
+
+
+def cohens_h(p_a: float, p_b: float) -> float:
+    """h = 2·asin(sqrt(p_A)) - 2·asin(sqrt(p_B))."""
+    return 2.0 * math.asin(math.sqrt(p_a)) - 2.0 * math.asin(math.sqrt(p_b))
+
+
+def _counts(successes: object, n: object, group: str) -> tuple[int, int]:
+    for name, value in ((f"x_{group}", successes), (f"n_{group}", n)):
+        if isinstance(value, bool) or not isinstance(value, Integral) or value < 0:
+            raise ValueError(f"{name} must be a non-negative integer; got {value!r}")
+    if successes > n:
+        raise ValueError(f"x_{group} must not exceed n_{group}; got x_{group}={successes}, n_{group}={n}")
+    return int(successes), int(n)
+
+
+def two_proportion_z(
+    x_a: int,
+    n_a: int,
+    x_b: int,
+    n_b: int,
+    *,
+    labels: tuple[str, str] = ("A", "B"),
+    unit: str = "items",
+) -> TwoSampleResult:
+    """Two-proportion z-test of x_a/n_a (model ``labels[0]``) against x_b/n_b (model ``labels[1]``).
+
+    ``unit`` names what n counts, for the reason of an empty group ("no {unit} in model B").
+    """
+    x_a, n_a = _counts(x_a, n_a, "a")
+    x_b, n_b = _counts(x_b, n_b, "b")
+    p_a = x_a * 1.0 / n_a if n_a else None
+    p_b = x_b * 1.0 / n_b if n_b else None
+    result = TwoSampleResult(TEST, EFFECT_SIZE_TYPE, n_a, n_b, p_a, p_b)
+
+    reason = empty_group_reason(unit, n_a, n_b, labels)
+    if reason is not None:
+        return replace(result, reason=reason)
+    successes, n = x_a + x_b, n_a + n_b
+    if successes in (0, n):
+        pooled = "0 (no successes in either model)" if successes == 0 else "1 (only successes in both models)"
+        return replace(result, reason=f"pooled proportion is {pooled}, so the variance is 0 and z is undefined")
+
+    pooled_p = successes * 1.0 / n
+    std_diff = math.sqrt(pooled_p * (1 - pooled_p) * (1.0 / n_a + 1.0 / n_b))
+    z = (p_a - p_b) / std_diff
+    p_value = float(stats.norm.sf(abs(z)) * 2)
+    h = cohens_h(p_a, p_b)
+    return replace(
+        result,
+        statistic=z,
+        p_value=p_value,
+        effect_size=h,
+        effect_magnitude=effect_magnitude(h, COHENS_H_THRESHOLDS),
+    )
