@@ -143,6 +143,18 @@ def _bindings(rng: random.Random, profile: Profile, widget_ids: list[str], topic
     return bindings
 
 
+def break_generated_data(data: dict) -> None:
+    """Damage a generated spec as stored logs sometimes are: the last binding's source loses its dot,
+    or, without bindings, the first widget its id."""
+    bindings = data["reactiveBindings"]["bindings"]
+    if bindings:
+        bindings[-1]["source"] = bindings[-1]["source"].replace(".", "")
+        return
+    sections = data.get("sections")
+    widgets = data["widgets"] if sections is None else next(s["widgets"] for s in sections.values() if s["widgets"])
+    widgets[0].pop("id")
+
+
 def generate_trial(
     rng: random.Random, model_config: str, concern: tuple[str, str], number: int, *, broken_share: float = BROKEN_SHARE
 ) -> dict:
@@ -164,10 +176,7 @@ def generate_trial(
     else:
         data = {"widgets": widgets, "reactiveBindings": {"bindings": bindings}}
     if rng.random() < broken_share:
-        if bindings:
-            bindings[-1]["source"] = bindings[-1]["source"].replace(".", "")
-        else:
-            widgets[0].pop("id")
+        break_generated_data(data)
     return {
         "id": f"{model_config}-{number:05d}",
         "modelConfig": model_config,

@@ -7,9 +7,9 @@ or inject HTML. Number formats are those of ``layer3.exports.tables``; a missing
 
 from __future__ import annotations
 
-import re
 from collections.abc import Iterator
 
+from core.markdown_text import escape_markdown
 from layer3.exports.tables import (
     EFFECT_NAMES,
     EFFECT_SYMBOLS,
@@ -24,14 +24,6 @@ from layer3.exports.tables import (
 )
 
 MISSING = "—"
-# Inline Markdown syntax (GitHub flavour, math included) and the escape character itself.
-_SPECIAL = re.compile(r"([\\`*_\[\]<>&|~$!#])")
-_LINE_BREAKS = re.compile(r"[\x00-\x1f\x7f\u2028\u2029]+")
-
-
-def escape_markdown(text: object) -> str:
-    """``text`` as literal inline Markdown on one line: control characters become a space."""
-    return _SPECIAL.sub(r"\\\1", _LINE_BREAKS.sub(" ", str(text)))
 
 
 def _row(cells: list[str]) -> str:

@@ -16,7 +16,6 @@ from django.db import transaction
 from django.utils import timezone
 
 from core.bulk import bulk_insert, values_in
-from core.gc_pause import cyclic_gc_paused
 from core.jsonl import (
     Problem,
     ProblemLog,
@@ -48,8 +47,7 @@ def trials_import(
     log = ProblemLog()
     check_batch_name(batch_name, log, limit=Batch._meta.get_field("name").max_length)
     readable = readable_paths(paths, log)
-    with cyclic_gc_paused():  # 100k decoded specs: the collector's scans would cost more than the parsing
-        records: list[TrialRecord] = load_records_with_unique_ids(readable, parse_trial, log=log)
+    records: list[TrialRecord] = load_records_with_unique_ids(readable, parse_trial, log=log)
     report_files_without_records(readable, records, log, what="trials")
     batch = Batch.objects.filter(name=batch_name).first()
     if batch is not None and experiment_id is not None and batch.experiment_id != experiment_id:

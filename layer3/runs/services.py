@@ -22,8 +22,8 @@ from django.db.models import F
 from django.utils import timezone
 
 from core.bulk import bulk_update_json
-from core.gc_pause import cyclic_gc_paused
 from core.jobs import JobCancelled
+from core.jsonl import gc_paused
 from layer3.judge.services import JudgeSettings, judge_trials
 from layer3.metrics.batch import aggregate_by_model
 from layer3.models import Batch, Layer3Run, TrialLog
@@ -151,8 +151,12 @@ def _execute(run: Layer3Run, options: EvaluationOptions, observer: RunObserver, 
     stopped = False
     # What this run wrote, for the batch figures without reading it back (a whole batch's run)
     computed: dict[int, tuple[str, dict]] | None = {} if pending_count <= IN_MEMORY_SUMMARIES else None
+    # The cycle collector is paused while rows are decoded and metrics built: with 10,000 specs and
+    # their metrics alive its scans cost more than the metrics (a chunk of 10,000: 0.63 s, 0.27 s
+    # paused). Nothing built there forms a cycle. The judge's HTTP client does build cycles, so the
+    # collector stays on for judged chunks.
     while not stopped:
-        with cyclic_gc_paused():
+        with gc_paused():
             rows = [
                 TrialRow(*values)
                 for values in pending.filter(pk__gt=last_pk)
@@ -172,8 +176,7 @@ def _execute(run: Layer3Run, options: EvaluationOptions, observer: RunObserver, 
             def judge(questions, judge_settings=judge_settings):
                 return judge_trials(questions, judge_settings)
 
-        # (the judge's HTTP client builds reference cycles; the collector stays on for judged chunks)
-        with nullcontext() if options.uses_judge else cyclic_gc_paused():
+        with nullcontext() if options.uses_judge else gc_paused():
             outcome = evaluate_chunk(rows, options, now=timezone.now(), judge=judge)
         judgement = outcome.judgement
         if judgement is not None and budget_left is not None:
@@ -250,7 +253,7 @@ def batch_results_refresh(*, batch: Batch, summaries: list[tuple[str, dict | Non
     ``summaries``: every target trial's ``(model config, metrics without the per-item lists)`` when
     the caller has them all (a run that evaluated the whole batch); otherwise they are read.
     """
-    with cyclic_gc_paused():
+    with gc_paused():
         pairs = summaries
         if pairs is None:
             pairs = metric_summaries(TrialLog.objects.filter(batch=batch, stage=TARGET_STAGE))

@@ -173,3 +173,25 @@ def test_without_a_terminal_a_judged_run_needs_yes(judged_batch, capsys):
 def test_a_judge_flag_without_a_judge_is_refused(judged_batch):
     with pytest.raises(CommandError, match="need a judge"):
         call_command("evaluate_layer3", "b", "--w2wr-semantic")
+
+
+@pytest.mark.parametrize(("answer", "started"), [("n", False), ("", False), ("y", True)])
+def test_on_a_terminal_the_cost_is_confirmed_first(judged_batch, monkeypatch, answer, started):
+    monkeypatch.setattr("sys.stdin.isatty", lambda: True)
+    asked = []
+    monkeypatch.setattr("builtins.input", lambda prompt: asked.append(prompt) or answer)
+    if started:
+        call_command("evaluate_layer3", "b", "--judge", "llm")
+    else:
+        with pytest.raises(CommandError, match="answered no"):
+            call_command("evaluate_layer3", "b", "--judge", "llm")
+    assert asked == ["Start the run? [y/N] "]
+    assert Layer3Run.objects.exists() is started and bool(chat_requests(judged_batch)) is started
+
+
+def test_a_rerun_with_everything_cached_asks_nothing(judged_batch, monkeypatch, capsys):
+    evaluate()
+    monkeypatch.setattr("sys.stdin.isatty", lambda: True)
+    monkeypatch.setattr("builtins.input", lambda prompt: pytest.fail("asked although nothing costs"))
+    call_command("evaluate_layer3", "b", "--judge", "llm", "--w2wr-semantic", "--force")
+    assert "0 calls to make" in capsys.readouterr().out
