@@ -60,3 +60,14 @@ def _fresh_cache():
 
     cache.clear()
     yield
+
+
+@pytest.fixture
+def celery_worker(transactional_db):
+    """A real Celery worker (in a thread) consuming from the configured broker (Redis in CI, files by default)."""
+    from celery.contrib.testing.worker import start_worker
+
+    from config.celery import app as celery_app
+
+    with start_worker(celery_app, pool="solo", concurrency=1, perform_ping_check=False, shutdown_timeout=10):
+        yield

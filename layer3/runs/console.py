@@ -11,6 +11,7 @@ import re
 from datetime import datetime
 from pathlib import Path
 
+from django.conf import settings
 from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn, TimeRemainingColumn
 from rich.table import Table
@@ -133,8 +134,10 @@ class ConsoleLogger(RunObserver):
         ]
         self.say(f"  metrics: {', '.join(computed) or 'none'}")
         judge = options.judge if options.uses_judge else "none"
-        if options.uses_judge:
-            judge += f" ({', '.join(judged)}; model {options.llm_model or 'configured default'})"
+        if options.uses_judge and options.judge == "baseline":
+            judge += f" ({', '.join(judged)}; the offline lexical judge baseline-tfidf@1, not an LLM)"
+        elif options.uses_judge:
+            judge += f" ({', '.join(judged)}; model {options.llm_model or settings.LLM_MODEL})"
         self.say(f"  judge: {judge}")
         configs = ", ".join(options.model_configs) if options.model_configs else "all"
         flags = [f for f, on in (("--force", options.force), ("--refresh-judge", options.refresh_judge)) if on]

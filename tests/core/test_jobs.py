@@ -1,9 +1,7 @@
 import time
 
 import pytest
-from celery.contrib.testing.worker import start_worker
 
-from config.celery import app as celery_app
 from core.job_runner import job_run
 from core.jobs import JobCancelled, Progress, job_handler
 from core.models import Job
@@ -110,13 +108,6 @@ def test_enqueue_sends_the_task_only_after_commit(db, monkeypatch, django_captur
         job = job_enqueue(kind="tests.count_to", params={"n": 2})
         assert sent == []
     assert sent == [str(job.id)]
-
-
-@pytest.fixture
-def celery_worker(transactional_db):
-    """A real Celery worker (in a thread) consuming from the configured broker."""
-    with start_worker(celery_app, pool="solo", concurrency=1, perform_ping_check=False, shutdown_timeout=10):
-        yield
 
 
 def _wait_finished(job: Job, timeout: float = 30.0) -> Job:
