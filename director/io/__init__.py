@@ -1,0 +1,1 @@
+"""The Director's files: utterance lines in, verdict lines out (``utterances``, pure)."""

@@ -1,0 +1,63 @@
+"""Shared by the Director's commands: reading utterance files, loading rule sets, writing output safely."""
+
+from __future__ import annotations
+
+import os
+import sys
+import tempfile
+from collections.abc import Iterable
+from functools import partial
+from pathlib import Path
+
+from django.core.management.base import CommandError
+
+from core.jsonl import (
+    InputError,
+    ProblemLog,
+    load_records_with_unique_ids,
+    readable_paths,
+    report_files_without_records,
+)
+from director.io.utterances import Utterance, parse_line
+from director.rules import RuleSetError, load_rule_set
+
+
+def rules_or_error(path: str | None, option: str):
+    try:
+        return load_rule_set(path) if path else load_rule_set()
+    except (RuleSetError, OSError) as exc:
+        raise CommandError(f"{option}: {exc}") from None
+
+
+def read_utterances(path: str, *, verdicts: bool) -> list[Utterance]:
+    """Every line checked; any problem stops the command before anything is written."""
+    log = ProblemLog()
+    readable = readable_paths([path], log)
+    records = load_records_with_unique_ids(readable, partial(parse_line, verdicts=verdicts), log=log)
+    report_files_without_records(readable, records, log, what="utterances")
+    try:
+        log.raise_if_any()
+    except InputError as exc:
+        raise CommandError(f"nothing was written: {exc}") from None
+    return records
+
+
+def write_text(output: str, chunks: Iterable[str]) -> None:
+    """To standard output for "-", else to a file replaced only when everything was written."""
+    if output == "-":
+        for chunk in chunks:
+            sys.stdout.write(chunk)
+        sys.stdout.flush()
+        return
+    target = Path(output)
+    if not target.parent.is_dir():
+        raise CommandError(f"--output {target}: the folder {target.parent} does not exist")
+    fd, temporary = tempfile.mkstemp(dir=target.parent, prefix=f".{target.name}.", suffix=".part")
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8", newline="\n") as handle:
+            for chunk in chunks:
+                handle.write(chunk)
+        os.replace(temporary, target)
+    except BaseException:
+        Path(temporary).unlink(missing_ok=True)
+        raise

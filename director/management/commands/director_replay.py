@@ -1,0 +1,73 @@
+from django.core.management.base import BaseCommand, CommandError
+
+from director.management.commands._files import read_utterances, rules_or_error, write_text
+from director.replay import ReplayLine, RuleSide, changed, iter_report
+from director.rules import UnknownCharacter, check_utterance
+
+
+class Command(BaseCommand):
+    help = (
+        "How the Director's verdicts change under another rule set: statuses, flags per rule, the transition "
+        "table and every changed utterance, as Markdown. The baseline is --baseline RULES, else the verdicts "
+        "stored in the input (director_check output), else the shipped rule set."
+    )
+
+    def add_arguments(self, parser):
+        parser.add_argument("--input", required=True, metavar="FILE", help="utterances or verdicts, JSONL")
+        parser.add_argument("--rules", required=True, metavar="NEW", help="the rule set to try")
+        parser.add_argument("--baseline", metavar="OLD", help="the rule set to compare with")
+        parser.add_argument("--output", default="-", metavar="FILE", help="the report (default: standard output)")
+        parser.add_argument("--language", choices=("ja", "en"), default="ja")
+
+    def handle(self, *args, input, rules, baseline, output, language, **options):
+        new_rules = rules_or_error(rules, "--rules")
+        utterances = read_utterances(input, verdicts=True)
+        stored = [u for u in utterances if u.verdict is not None]
+        if baseline is None and stored and len(stored) != len(utterances):
+            first = next(u for u in utterances if u.verdict is None)
+            raise CommandError(
+                f"{first.file}:{first.line}: this line has no verdict while others have: give every line its verdict, "
+                "or pass --baseline RULES to compute the baseline for all"
+            )
+        old_rules = rules_or_error(baseline, "--baseline") if baseline or not stored else None
+
+        def verdict(utterance, rule_set):
+            try:
+                return check_utterance(
+                    utterance.text,
+                    speaker=utterance.speaker,
+                    rules=rule_set,
+                    history=list(utterance.history) or None,
+                    language=language,
+                ).to_dict()
+            except UnknownCharacter as exc:
+                raise CommandError(
+                    f"{utterance.file}:{utterance.line}: $.speaker: {exc}; nothing was written"
+                ) from None
+
+        lines = [
+            ReplayLine(
+                u.id,
+                u.speaker,
+                u.text,
+                verdict(u, old_rules) if old_rules is not None else u.verdict,
+                verdict(u, new_rules),
+            )
+            for u in utterances
+        ]
+        if old_rules is not None:
+            label = baseline or "the shipped rule set"
+            old_side = RuleSide(label, old_rules.version, old_rules.content_hash)
+        else:
+            versions = sorted({str(u.verdict.get("rulesVersion", "?")) for u in stored})
+            hashes = sorted({str(u.verdict.get("rulesHash", "")) for u in stored})
+            old_side = RuleSide(
+                f"the verdicts stored in {input}",
+                versions[0] if len(versions) == 1 else "mixed: " + ", ".join(versions),
+                hashes[0] if len(hashes) == 1 else "mixed",
+            )
+        new_side = RuleSide(rules, new_rules.version, new_rules.content_hash)
+        write_text(output, iter_report(lines, baseline=old_side, new=new_side))
+        if output != "-":
+            count = sum(1 for line in lines if changed(line))
+            self.stderr.write(f"wrote {output}: {len(lines)} utterances compared, {count} changed")

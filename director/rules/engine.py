@@ -1,0 +1,158 @@
+"""``check_utterance``: the Director's hard rules on one utterance (seed 004 §1–§6, §8).
+
+The steps, each documented in its module:
+
+1. ``normalise``: trim, fold symbol runs, unify punctuation and whitespace (§2.2, §2.3);
+2. ``quotes``: quoted regions and unbalanced brackets (§2.1); when the whole utterance is one 「…」
+   (§8 台本形式) its inside is judged instead, as the utterance and not as a quote;
+3. ``sentences``: sentences and lines (§6.1); ``analyser``: one Sudachi analysis shared by the topic,
+   topic-loop and contradiction checks;
+4. the rules, in ``RULE_ORDER``: ``bracket`` WARN, ``script_format`` WARN, ``format`` (lines),
+   ``setting``, ``praise`` (§5), ``scatter`` (§6), ``contradiction``, ``tone`` (§4), ``topic_loop`` WARN
+   (§8). A character's ``rules`` switch off the ones that do not apply to it (praise for やな).
+
+``history`` (the dialogue so far) is accepted and not used: the checks that need it (a loop across
+turns, a topic changed too early, §8) are not hard rules of one utterance and are not made here; the
+verdict says nothing about them.
+"""
+
+from __future__ import annotations
+
+from director.rules.analyser import get_analyser
+from director.rules.normalise import normalise
+from director.rules.prepared import LANGUAGES
+from director.rules.quotes import find_quotes, is_script
+from director.rules.ruleset import RuleSet, default_rule_set
+from director.rules.sentences import line_spans, sentence_spans
+from director.rules.topics import repeated_words, topic_heads
+from director.rules.verdict import MODIFY, PASS, RETRY, WARN, Finding, Verdict
+
+
+def check_utterance(
+    text: str,
+    speaker: str = "やな",
+    rules: RuleSet | None = None,
+    history: object = None,
+    language: str = "ja",
+) -> Verdict:
+    """The verdict on ``text`` spoken by ``speaker`` (an id or name of a character of ``rules``).
+
+    ``rules`` defaults to the default rule set, loaded once per process; ``language`` ("ja" or "en") is
+    the language of the findings' messages and suggestions. Raises ``UnknownCharacter`` for an unknown
+    speaker, ``TypeError`` when ``text`` is not a string, ``ValueError`` for another language.
+    """
+    if rules is None:
+        rules = default_rule_set()
+    if not isinstance(text, str):
+        raise TypeError(f"text: expected a string, got {type(text).__name__}")
+    if language not in LANGUAGES:
+        raise ValueError(f"language: expected one of {', '.join(LANGUAGES)}, got {language!r}")
+    character = rules.character(speaker)
+    prepared = rules.prepared
+    analyser = get_analyser()
+
+    normalised = normalise(text)
+    display = normalised.text
+    quotes = find_quotes(display)
+    script = bool(quotes.regions) and is_script(display, quotes)
+    body, shift = (display[1:-1], 1) if script else (display, 0)
+    if script:
+        quotes = find_quotes(body)
+    view = quotes.view(body)
+    sentences = sentence_spans(view)
+    tokens = analyser.tokenize(body)
+    heads = topic_heads(body, tokens, sentences, prepared.stop_heads)
+    profile = prepared.tone[character.id]
+    tone = profile.score(view, len(sentences))
+
+    findings: list[Finding] = []
+    locate = normalised.evidence if not shift else lambda start, end: normalised.evidence(start + 1, end + 1)
+
+    def add(rule: str, status: str, spans, **fields) -> None:
+        findings.append(Finding(rule, status, spans, locate, prepared.templates[rule, status, language], fields))
+
+    if quotes.unbalanced:
+        add(
+            "bracket", WARN, [(at, at + 1) for at in quotes.unbalanced], brackets=[body[at] for at in quotes.unbalanced]
+        )
+    if script:  # the brackets themselves, outside the judged text
+        spans = [(0, 1), (len(display) - 1, len(display))]
+        templates = prepared.templates["script_format", WARN, language]
+        findings.append(Finding("script_format", WARN, spans, normalised.evidence, templates, {}))
+
+    applies = character.rules
+    if "format" in applies:
+        lines = line_spans(body, prepared.warn_lines)
+        if len(lines) >= prepared.warn_lines:
+            status = RETRY if len(lines) >= prepared.retry_lines else WARN
+            over = [(lines[prepared.warn_lines - 1][0], lines[-1][1])]
+            add(
+                "format",
+                status,
+                over,
+                lines=len(lines),
+                warn_lines=prepared.warn_lines,
+                retry_lines=prepared.retry_lines,
+            )
+    if "setting" in applies and prepared.setting.search(body) is not None:
+        spans = [match.span() for match in prepared.setting.finditer(body)]
+        add("setting", RETRY, spans, phrases=_distinct(body, spans))
+    if "praise" in applies:
+        praise = prepared.praise.find(view, sentences)
+        if praise is not None:
+            status, words, affirmation = praise
+            spans = sorted(words + affirmation)
+            add("praise", status, spans, words=_distinct(body, words), affirmation=_distinct(body, affirmation))
+    if "scatter" in applies:
+        count, topics = len(sentences), len(heads)
+        if count >= prepared.retry_sentences and topics >= prepared.retry_topics:
+            status = RETRY
+        elif count >= prepared.warn_sentences or topics >= prepared.warn_topics:
+            status = WARN
+        else:
+            status = None
+        if status is not None:
+            add("scatter", status, list(heads.values()), sentences=count, topics=topics, heads=list(heads))
+    if "contradiction" in applies:
+        spans = prepared.contradictions.find(body, tokens, analyser)
+        if spans:
+            add("contradiction", RETRY, spans, expressions=_distinct(body, spans))
+    if "tone" in applies and tone.score < prepared.pass_score:
+        status = WARN if tone.score >= prepared.warn_score else RETRY
+        endings, vocabulary = list(character.endings), list(character.vocabulary)
+        add("tone", status, profile.evidence(view, tone), score=tone.score, endings=endings, vocabulary=vocabulary)
+    if "topic_loop" in applies:
+        repeated = repeated_words(tokens, prepared.stop_words, prepared.repeat_count)
+        if repeated:
+            spans = sorted(
+                (tokens.start(index), tokens.end(index)) for indexes in repeated.values() for index in indexes
+            )
+            words = [f"{word}×{len(indexes)}" for word, indexes in repeated.items()]
+            add("topic_loop", WARN, spans, words=words, repeat_count=prepared.repeat_count)
+
+    statuses = [finding.status for finding in findings]
+    modified = None
+    if RETRY in statuses:
+        status = RETRY
+    elif statuses:
+        status = WARN
+    elif normalised.changed:
+        status, modified = MODIFY, display
+    else:
+        status = PASS
+    return Verdict(
+        status=status,
+        findings=tuple(findings),
+        tone=tone,
+        sentences=len(sentences),
+        topics=len(heads),
+        rules_version=rules.version,
+        rules_hash=rules.content_hash,
+        speaker=character.id,
+        modified_text=modified,
+    )
+
+
+def _distinct(text: str, spans) -> list[str]:
+    """The distinct texts of ``spans`` in ``text``, in order."""
+    return list(dict.fromkeys(text[start:end] for start, end in spans))

@@ -1,0 +1,197 @@
+"""Loading a rule set: one versioned YAML file of thresholds, word lists and messages, plus the characters.
+
+``load_rule_set()`` reads ``director/rules/rulesets/default.yaml`` (its comments explain every key) and the
+character files ``director/rules/characters/*.yaml`` (see ``characters``). ``load_rule_set(path)`` reads
+another rule set file, which must hold every key the default does; its characters are the files of
+``characters_dir`` (by default the package's), and the file's optional ``characters:`` mapping
+(``id → character``, the keys of a character file) replaces a character of that id or adds one.
+
+Everything is validated when loaded; unknown keys are refused and each error is a ``RuleSetError`` naming
+the file and the key path. The cross-checks: ``warn_lines ≤ retry_lines``, ``warn_sentences ≤
+retry_sentences``, ``warn_topics ≤ retry_topics``, ``warn_score ≤ pass_score``; message templates may
+use only their rule's placeholders; no name may belong to two characters.
+
+``RuleSet.content_hash`` is the sha256 of the canonical JSON (sorted keys, no spaces, UTF-8) of the
+validated rule set (its ``characters`` key aside) and of every character as loaded, defaults filled in:
+two files with the same content hash the same, whatever their names, comments or layout.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import re
+from functools import cache
+from pathlib import Path
+from types import MappingProxyType
+
+from director.rules.characters import Character, read_character
+from director.rules.errors import RuleSetError, UnknownCharacter
+from director.rules.prepared import LANGUAGES, MESSAGE_FIELDS, Prepared, template_problem
+from director.rules.schema import Reader, child, read_yaml
+
+PACKAGE = Path(__file__).resolve().parent
+DEFAULT_RULE_SET = PACKAGE / "rulesets" / "default.yaml"
+CHARACTERS_DIR = PACKAGE / "characters"
+_ID = re.compile(r"[a-z][a-z0-9_]*\Z")
+
+_SECTIONS = ("version", "thresholds", "setting", "praise", "contradiction", "topics", "topic_loop", "messages")
+_THRESHOLDS = {
+    "format": ("warn_lines", "retry_lines"),
+    "scatter": ("warn_sentences", "warn_topics", "retry_sentences", "retry_topics"),
+    "tone": ("pass_score", "warn_score"),
+    "topic_loop": ("repeat_count",),
+}
+_WORD_LISTS = {
+    "setting": ("phrases",),
+    "praise": ("evaluation_words", "targets", "predicates"),
+    "contradiction": (
+        "negative_prefixes",
+        "negative_prefix_words",
+        "not_negative_prefix_words",
+        "negations",
+        "question_endings",
+        "double_negations",
+    ),
+    "topics": ("stop_heads",),
+    "topic_loop": ("stop_words",),
+}
+
+
+class RuleSet:
+    """A loaded, validated rule set with its characters, compiled once for ``check_utterance``.
+
+    ``characters`` maps each canonical id to its names (``{"ayu": ("あゆ",), "yana": ("やな",)}``), ``cast``
+    each id to its ``Character``, ``config`` is the validated rule set, ``path`` the file it came from.
+    """
+
+    __slots__ = ("_names", "cast", "characters", "config", "content_hash", "path", "prepared", "version")
+
+    def __init__(self, *, path: Path, config: dict, cast: dict[str, Character], content_hash: str) -> None:
+        self.path = path
+        self.version: str = config["version"]
+        self.config = config
+        self.cast = MappingProxyType(cast)
+        self.characters = MappingProxyType({key: character.names for key, character in cast.items()})
+        self.content_hash = content_hash
+        names = {}
+        for key, character in cast.items():
+            names[key] = key
+            for name in character.names:
+                names[name] = key
+        self._names = names
+        self.prepared = Prepared(config, cast)
+
+    def character(self, speaker: str) -> Character:
+        """The character ``speaker`` names: its id (any ASCII case) or one of its names, spaces trimmed."""
+        if isinstance(speaker, str):
+            key = (
+                self._names.get(speaker) or self._names.get(speaker.strip()) or self._names.get(speaker.strip().lower())
+            )
+            if key is not None:
+                return self.cast[key]
+        raise UnknownCharacter(speaker, self.characters)
+
+    def __repr__(self) -> str:
+        return f"<RuleSet {self.path.name} version {self.version} {self.content_hash[:12]}>"
+
+
+def load_rule_set(path: str | Path | None = None, *, characters_dir: str | Path | None = None) -> RuleSet:
+    """The rule set of ``path`` (default: the package's ``rulesets/default.yaml``); see the module docstring."""
+    path = Path(path) if path is not None else DEFAULT_RULE_SET
+    reader = Reader(path.name)
+    config = _read_config(reader, read_yaml(path))
+    cast, canonical = _read_cast(Path(characters_dir) if characters_dir is not None else CHARACTERS_DIR)
+    for key, raw in (config.pop("characters", None) or {}).items():
+        if not isinstance(key, str) or not _ID.match(key):
+            raise reader.error(child("characters", key), "expected an id of lowercase ASCII letters, digits and _")
+        cast[key], canonical[key] = read_character(raw, file=path.name, path=child("characters", key), key=key)
+    _check_names(reader, cast)
+    document = {"ruleset": config, "characters": canonical}
+    encoded = json.dumps(document, ensure_ascii=False, sort_keys=True, separators=(",", ":")).encode()
+    return RuleSet(path=path, config=config, cast=cast, content_hash=hashlib.sha256(encoded).hexdigest())
+
+
+@cache
+def default_rule_set() -> RuleSet:
+    """The default rule set, loaded once per process (for ``check_utterance(rules=None)``)."""
+    return load_rule_set()
+
+
+def _read_config(reader: Reader, raw: object) -> dict:
+    data = reader.fields(raw, "", _SECTIONS, ("characters",))
+    config = {"version": reader.text(data["version"], "version", 'a non-empty string (quote it: version: "1.0")')}
+    thresholds = reader.fields(data["thresholds"], "thresholds", _THRESHOLDS)
+    config["thresholds"] = {}
+    for section, keys in _THRESHOLDS.items():
+        path = child("thresholds", section)
+        values = reader.fields(thresholds[section], path, keys)
+        minimum = {"tone": 0, "topic_loop": 2}.get(section, 1)
+        maximum = 3 if section == "tone" else None
+        config["thresholds"][section] = {
+            key: reader.integer(values[key], child(path, key), minimum, maximum) for key in keys
+        }
+    _check_order(reader, config["thresholds"])
+    for section, keys in _WORD_LISTS.items():
+        values = reader.fields(data[section], section, keys)
+        config[section] = {key: reader.words(values[key], child(section, key)) for key in keys}
+    config["messages"] = _read_messages(reader, data["messages"])
+    characters = data.get("characters")
+    if characters is not None and not isinstance(characters, dict):
+        raise reader.error("characters", f"expected a mapping of character id to character, got {characters!r}")
+    config["characters"] = characters
+    return config
+
+
+def _check_order(reader: Reader, thresholds: dict) -> None:
+    for section, low, high in (
+        ("format", "warn_lines", "retry_lines"),
+        ("scatter", "warn_sentences", "retry_sentences"),
+        ("scatter", "warn_topics", "retry_topics"),
+        ("tone", "warn_score", "pass_score"),
+    ):
+        values = thresholds[section]
+        if values[low] > values[high]:
+            raise reader.error(
+                f"thresholds.{section}.{low}",
+                f"expected an integer ≤ {high} ({values[high]}), got {values[low]}",
+            )
+
+
+def _read_messages(reader: Reader, raw: object) -> dict:
+    data = reader.fields(raw, "messages", MESSAGE_FIELDS)
+    messages = {}
+    for rule, (statuses, _) in MESSAGE_FIELDS.items():
+        path = child("messages", rule)
+        entry = reader.fields(data[rule], path, (*statuses, "suggestion"))
+        messages[rule] = {}
+        for kind in (*statuses, "suggestion"):
+            texts = reader.fields(entry[kind], child(path, kind), LANGUAGES)
+            for language in LANGUAGES:
+                where = child(child(path, kind), language)
+                template = reader.text(texts[language], where)
+                problem = template_problem(template, rule)
+                if problem:
+                    raise reader.error(where, problem)
+            messages[rule][kind] = {language: texts[language] for language in LANGUAGES}
+    return messages
+
+
+def _read_cast(folder: Path) -> tuple[dict[str, Character], dict[str, dict]]:
+    files = sorted(folder.glob("*.yaml"))
+    if not files:
+        raise RuleSetError(str(folder), "", "no character files (*.yaml) in this folder")
+    cast, canonical = {}, {}
+    for file in files:
+        if not _ID.match(file.stem):
+            raise RuleSetError(file.name, "", "expected a file name of lowercase ASCII letters, digits and _ (the id)")
+        cast[file.stem], canonical[file.stem] = read_character(read_yaml(file), file=file.name, path="", key=file.stem)
+    return cast, canonical
+
+
+def _check_names(reader: Reader, cast: dict[str, Character]) -> None:
+    owners: dict[str, str] = {}
+    for key, character in cast.items():
+        for name in {key, *character.names}:
+            if owners.setdefault(name, key) != key:
+                raise reader.error("characters", f"the name {name!r} belongs to both {owners[name]} and {key}")

@@ -1,0 +1,127 @@
+"""Topic heads (seed 004 §6.2) and repeated content words (§8 話題ループ), from one analysis.
+
+A head is a compound noun: the longest run of tokens coded ``NOUN``, ``NOUN_ADVERBIAL``, ``NUMERAL``,
+``PREFIX`` or ``NOUN_SUFFIX`` (see ``analyser``) that ends right before the pattern's particle, whose
+last token is a noun or a noun suffix (東京タワー, お姉ちゃん, 山田さん). Pronouns (それ, あなた) are
+not nouns in Sudachi and never head a topic: they point at a topic already named. The patterns:
+
+1. ``H + について``: the text ``について`` starting at a case particle に (天気について, 明日の天気についてです);
+2. ``H + の話``: the text ``の話`` where の is a case particle and 話 a word of its own (猫の話; not 話題);
+3. ``H + は + 活用語``: a binding particle は, and later in the same sentence a verb, adjective,
+   adjectival noun or auxiliary (京都は寺が多いです, 紅葉は見頃ですね). Here the head's last token must
+   be ``NOUN`` or ``NOUN_SUFFIX``: time and quantity words (今日は, 3時は) set the scene, not the topic.
+
+Heads listed in the rule set's ``topics.stop_heads`` never count (formal nouns, forms of address).
+Topics are the distinct head texts; the evidence is each head's first occurrence.
+
+The topic loop counts content words (see ``analyser``: nouns, verbs, adjectives and adjectival nouns,
+by lemma) whose lemma is not in ``topic_loop.stop_words``.
+"""
+
+from __future__ import annotations
+
+from director.rules.analyser import (
+    ADJECTIVAL_NOUN,
+    ADJECTIVE,
+    AUXILIARY,
+    BINDING_PARTICLE,
+    CASE_PARTICLE,
+    NOUN,
+    NOUN_ADVERBIAL,
+    NOUN_SUFFIX,
+    NUMERAL,
+    PREFIX,
+    VERB,
+    Tokens,
+)
+from director.rules.sentences import sentence_of
+
+_IN_HEAD = frozenset({NOUN, NOUN_ADVERBIAL, NUMERAL, PREFIX, NOUN_SUFFIX})
+_ENDS_HEAD = frozenset({NOUN, NOUN_ADVERBIAL, NOUN_SUFFIX})
+_ENDS_WA_HEAD = frozenset({NOUN, NOUN_SUFFIX})
+_PREDICATE = frozenset({VERB, ADJECTIVE, ADJECTIVAL_NOUN, AUXILIARY})
+_BINDING_PARTICLE = bytes([BINDING_PARTICLE])
+
+
+def topic_heads(
+    text: str, tokens: Tokens, sentences: list[tuple[int, int]], stop_heads: frozenset[str]
+) -> dict[str, tuple[int, int]]:
+    """Each distinct topic head of ``text`` with the span of its first occurrence, in text order."""
+    found: list[tuple[int, int]] = []
+    codes = tokens.codes
+    if "について" in text:
+        for position in _occurrences(text, "について"):
+            index = tokens.index_at(position)
+            if index is not None and codes[index] == CASE_PARTICLE:
+                found.append(_head(tokens, index, position, _ENDS_HEAD))
+    if "の話" in text:
+        for position in _occurrences(text, "の話"):
+            index = tokens.index_at(position)
+            if (
+                index is not None
+                and codes[index] == CASE_PARTICLE
+                and index + 1 < len(codes)
+                and tokens.end(index + 1) == position + 2
+            ):
+                found.append(_head(tokens, index, position, _ENDS_HEAD))
+    index = codes.find(_BINDING_PARTICLE, 1)
+    while index > 0:
+        if codes[index - 1] in _ENDS_WA_HEAD:
+            position = tokens.start(index)
+            if text[position] == "は" and _predicate_follows(tokens, index, position, sentences):
+                found.append(_head(tokens, index, position, _ENDS_WA_HEAD))
+        index = codes.find(_BINDING_PARTICLE, index + 1)
+    heads: dict[str, tuple[int, int]] = {}
+    for span in sorted(span for span in found if span is not None):
+        head = text[span[0] : span[1]]
+        if head not in stop_heads and head not in heads:
+            heads[head] = span
+    return heads
+
+
+def _occurrences(text: str, needle: str):
+    position = text.find(needle)
+    while position >= 0:
+        yield position
+        position = text.find(needle, position + 1)
+
+
+def _head(tokens: Tokens, particle: int, position: int, ends: frozenset[int]) -> tuple[int, int] | None:
+    """The compound noun ending right before the particle at ``position`` (tokens are contiguous)."""
+    codes = tokens.codes
+    last = particle - 1
+    if last < 0 or codes[last] not in ends:
+        return None
+    first = last
+    while first > 0 and codes[first - 1] in _IN_HEAD:
+        first -= 1
+    return tokens.start(first), position
+
+
+def _predicate_follows(tokens: Tokens, particle: int, position: int, sentences: list[tuple[int, int]]) -> bool:
+    """Whether a predicate follows the particle (at ``position``) in its sentence: the first one after it."""
+    codes = tokens.codes
+    for index in range(particle + 1, len(codes)):
+        if codes[index] in _PREDICATE:
+            _, sentence_end = sentence_of(sentences, position)
+            return tokens.start(index) < sentence_end
+    return False
+
+
+def repeated_words(tokens: Tokens, stop_words: frozenset[str], repeat_count: int) -> dict[str, list[int]]:
+    """Each content word occurring at least ``repeat_count`` times, with the indexes of its tokens, in order."""
+    lemmas = tokens.lemmas
+    # A word repeat_count times leaves at most len - (repeat_count - 1) distinct lemmas.
+    if len(set(lemmas)) > len(lemmas) - repeat_count + 1:
+        return {}
+    counts: dict[str, int] = {}
+    for lemma in lemmas:
+        counts[lemma] = counts.get(lemma, 0) + 1
+    words = [word for word, count in counts.items() if count >= repeat_count and word not in stop_words]
+    if not words:
+        return {}
+    found: dict[str, list[int]] = {word: [] for word in words}
+    for index, lemma in zip(tokens.content, lemmas):  # noqa: B905 - built together
+        if lemma in found:
+            found[lemma].append(index)
+    return found

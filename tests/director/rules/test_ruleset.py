@@ -1,0 +1,244 @@
+"""Loading rule sets and characters: validation naming file and key, version and content hash."""
+
+import re
+import shutil
+
+import pytest
+import yaml
+
+from director.rules import CHARACTERS, RuleSetError, check_utterance, load_rule_set
+from director.rules.ruleset import CHARACTERS_DIR, DEFAULT_RULE_SET
+from tests.director.rules.helpers import default_data, finding, write_rule_set
+
+EIGHT_LINES = "\n".join(["そっか、いいよね！"] * 8)
+
+
+def test_the_default_rule_set_loads(rules):
+    assert rules.version == "1.0"
+    assert re.fullmatch(r"[0-9a-f]{64}", rules.content_hash)
+    assert dict(rules.characters) == {"ayu": ("あゆ",), "yana": ("やな",)}
+    assert rules.character("やな").applies("praise") is False
+    assert rules.character("あゆ").applies("praise") is True
+    assert dict(CHARACTERS) == dict(rules.characters)
+
+
+def test_every_verdict_records_version_and_hash(check, rules):
+    result = check("そっか", "yana").to_dict()
+    assert (result["rulesVersion"], result["rulesHash"]) == ("1.0", rules.content_hash)
+
+
+def test_the_same_content_hashes_the_same_whatever_its_layout(tmp_path, rules):
+    data = default_data()
+    reordered = dict(reversed(list(data.items())))
+    path = tmp_path / "other-name.yaml"
+    path.write_text("# no comments left\n" + yaml.safe_dump(reordered, allow_unicode=True, width=40), encoding="utf-8")
+    assert load_rule_set(path).content_hash == rules.content_hash
+
+
+def test_a_changed_threshold_changes_the_hash_and_the_verdicts(tmp_path, rules):
+    path = write_rule_set(tmp_path, lambda data: data["thresholds"]["format"].update(retry_lines=9))
+    changed = load_rule_set(path)
+    assert changed.content_hash != rules.content_hash
+    assert finding(check_utterance(EIGHT_LINES, "yana", rules), "format")["status"] == "RETRY"
+    verdict = check_utterance(EIGHT_LINES, "yana", changed)
+    assert finding(verdict, "format")["status"] == "WARN"
+    assert verdict.rules_hash == changed.content_hash
+
+
+def test_a_changed_word_list_changes_the_verdicts(tmp_path):
+    path = write_rule_set(tmp_path, lambda data: data["setting"]["phrases"].append("寮に住んで"))
+    verdict = check_utterance("姉は寮に住んでいます。", "ayu", load_rule_set(path))
+    assert finding(verdict, "setting")["evidence"][0]["text"] == "寮に住んで"
+
+
+def test_a_changed_character_file_changes_the_hash(tmp_path, rules):
+    folder = tmp_path / "characters"
+    shutil.copytree(CHARACTERS_DIR, folder)
+    assert load_rule_set(characters_dir=folder).content_hash == rules.content_hash
+    text = (folder / "yana.yaml").read_text(encoding="utf-8").replace("[わ！, へ？", "[だわ！, へ？")
+    (folder / "yana.yaml").write_text(text, encoding="utf-8")
+    assert load_rule_set(characters_dir=folder).content_hash != rules.content_hash
+
+
+def test_a_rule_set_can_add_a_character(tmp_path):
+    def add_kana(data):
+        data["characters"] = {
+            "kana": {
+                "name": "かな",
+                "aliases": ["カナ"],
+                "markers": {"ending": ["ですわ"], "vocabulary": []},
+                "style": {"kind": "polite_endings", "endings": ["ですわ"], "min_count": 1},
+            }
+        }
+
+    rules = load_rule_set(write_rule_set(tmp_path, add_kana))
+    assert dict(rules.characters) == {"ayu": ("あゆ",), "yana": ("やな",), "kana": ("かな", "カナ")}
+    assert check_utterance("素敵ですわ", "カナ", rules).tone.score == 2
+
+
+def _set(*path_and_value):
+    *path, value = path_and_value
+
+    def change(data):
+        target = data
+        for key in path[:-1]:
+            target = target[key]
+        target[path[-1]] = value
+
+    return change
+
+
+def _delete(*path):
+    def change(data):
+        target = data
+        for key in path[:-1]:
+            target = target[key]
+        del target[path[-1]]
+
+    return change
+
+
+@pytest.mark.parametrize(
+    ("change", "message"),
+    [
+        (
+            _set("thresholds", "format", "retry_lines", "eight"),
+            'default.yaml: thresholds.format.retry_lines: expected an integer ≥ 1, got "eight"',
+        ),
+        (
+            _set("thresholds", "format", "retry_line", 8),
+            "default.yaml: thresholds.format.retry_line: unknown key; accepted: warn_lines, retry_lines",
+        ),
+        (_set("colour", "red"), "default.yaml: colour: unknown key; accepted: version, thresholds,"),
+        (_delete("praise", "targets"), "default.yaml: praise.targets: missing"),
+        (_delete("version"), "default.yaml: version: missing"),
+        (
+            _set("version", 1.0),
+            'default.yaml: version: expected a non-empty string (quote it: version: "1.0"), got 1.0',
+        ),
+        (
+            _set("thresholds", "tone", "pass_score", True),
+            "default.yaml: thresholds.tone.pass_score: expected an integer",
+        ),
+        (
+            _set("thresholds", "tone", "pass_score", 4),
+            "default.yaml: thresholds.tone.pass_score: expected an integer from 0 to 3, got 4",
+        ),
+        (
+            _set("thresholds", "format", "warn_lines", 9),
+            "default.yaml: thresholds.format.warn_lines: expected an integer ≤ retry_lines (8), got 9",
+        ),
+        (
+            _set("thresholds", "topic_loop", "repeat_count", 1),
+            "default.yaml: thresholds.topic_loop.repeat_count: expected an integer ≥ 2, got 1",
+        ),
+        (
+            _set("setting", "phrases", ["別居", 3]),
+            "default.yaml: setting.phrases[1]: expected a non-empty string, got 3",
+        ),
+        (
+            _set("setting", "phrases", ["別居", ""]),
+            'default.yaml: setting.phrases[1]: expected a non-empty string, got ""',
+        ),
+        (_set("setting", "phrases", ["別居", "別居"]), 'default.yaml: setting.phrases[1]: "別居" is listed twice'),
+        (_set("praise", "targets", "あなた"), 'default.yaml: praise.targets: expected a list of strings, got "あなた"'),
+        (
+            _set("messages", "format", "retry", "ja", "{rows}行あります"),
+            "default.yaml: messages.format.retry.ja: unknown placeholder {rows}; accepted: {lines}, {warn_lines}",
+        ),
+        (_delete("messages", "tone", "warn", "en"), "default.yaml: messages.tone.warn.en: missing"),
+        (
+            _set("messages", "setting", "warn", {"ja": "x", "en": "x"}),
+            "default.yaml: messages.setting.warn: unknown key",
+        ),
+        (
+            _set("characters", {"yana": {"name": "やな", "markers": {"ending": [], "vocabulary": []}, "style": {}}}),
+            "default.yaml: characters.yana.style.kind: expected short_exclaiming or polite_endings, got null",
+        ),
+        (
+            _set(
+                "characters",
+                {
+                    "yana": {
+                        "name": "やな",
+                        "markers": {"ending": [], "vocabulary": []},
+                        "style": {"kind": "short_exclaiming", "max_sentences": 0, "marks": ["！"]},
+                    }
+                },
+            ),
+            "default.yaml: characters.yana.style.max_sentences: expected an integer ≥ 1, got 0",
+        ),
+        (
+            _set(
+                "characters",
+                {
+                    "kana": {
+                        "name": "あゆ",
+                        "markers": {"ending": [], "vocabulary": []},
+                        "style": {"kind": "short_exclaiming", "max_sentences": 2, "marks": ["！"]},
+                    }
+                },
+            ),
+            "default.yaml: characters: the name 'あゆ' belongs to both ayu and kana",
+        ),
+        (_set("characters", {"Kana": {}}), "default.yaml: characters.Kana: expected an id of lowercase ASCII letters"),
+    ],
+)
+def test_each_error_names_the_file_and_the_key(tmp_path, change, message):
+    with pytest.raises(RuleSetError) as raised:
+        load_rule_set(write_rule_set(tmp_path, change))
+    assert str(raised.value).startswith(message)
+
+
+@pytest.mark.parametrize(
+    ("source", "message"),
+    [
+        ("version: '1.0'\nthresholds: [\n", "default.yaml:3:1: invalid YAML"),
+        ("version: '1.0'\nversion: '2.0'\n", "default.yaml:2:1: invalid YAML: duplicate key 'version' (line 2)"),
+        ("- a list\n", "default.yaml: expected a mapping with the keys version, thresholds"),
+        ("", "default.yaml: expected a mapping with the keys version, thresholds"),
+    ],
+)
+def test_unreadable_files_are_named_with_line_and_column(tmp_path, source, message):
+    path = tmp_path / "default.yaml"
+    path.write_text(source, encoding="utf-8")
+    with pytest.raises(RuleSetError) as raised:
+        load_rule_set(path)
+    assert str(raised.value).startswith(message)
+
+
+def test_a_missing_file_is_named(tmp_path):
+    with pytest.raises(RuleSetError, match=r"^nothing\.yaml: cannot read the file"):
+        load_rule_set(tmp_path / "nothing.yaml")
+
+
+@pytest.mark.parametrize(
+    ("edit", "message"),
+    [
+        (("[わ！, へ？", "[わ！, 7"), "yana.yaml: markers.ending[1]: expected a non-empty string, got 7"),
+        (("id: yana", "id: yuna"), "yana.yaml: id: expected 'yana' (the file name), got 'yuna'"),
+        (("  praise: false", "  praise: maybe"), 'yana.yaml: rules.praise: expected true or false, got "maybe"'),
+        (("  praise: false", "  praise: false\n  greeting: true"), "yana.yaml: rules.greeting: unknown key"),
+        (
+            ("  max_sentences: 2", "  max_sentences: two"),
+            'yana.yaml: style.max_sentences: expected an integer ≥ 1, got "two"',
+        ),
+    ],
+)
+def test_character_file_errors_name_the_file_and_the_key(tmp_path, edit, message):
+    folder = tmp_path / "characters"
+    shutil.copytree(CHARACTERS_DIR, folder)
+    source = (folder / "yana.yaml").read_text(encoding="utf-8")
+    assert edit[0] in source
+    (folder / "yana.yaml").write_text(source.replace(edit[0], edit[1]), encoding="utf-8")
+    with pytest.raises(RuleSetError) as raised:
+        load_rule_set(DEFAULT_RULE_SET, characters_dir=folder)
+    assert str(raised.value).startswith(message)
+
+
+def test_an_error_is_a_value_error_with_its_parts(tmp_path):
+    with pytest.raises(ValueError) as raised:
+        load_rule_set(write_rule_set(tmp_path, _set("thresholds", "scatter", "warn_topics", -1)))
+    error = raised.value
+    assert (error.file, error.path) == ("default.yaml", "thresholds.scatter.warn_topics")
+    assert error.problem == "expected an integer ≥ 1, got -1"
