@@ -162,17 +162,19 @@ class Analyser:
                 analysed = self._tokenizer().tokenize(piece)
                 morphemes.extend(analysed)
                 shifts.extend([shift] * len(analysed))
-        # One pass, as each step over a MorphemeList creates the Python morphemes anew.
+        # One pass, as each step over (or index into) a MorphemeList creates the Python morpheme anew:
+        # the morphemes made here are kept, so the checks' later offset lookups reuse them.
         table = self._codes
-        codes, content, lemmas = [], [], []
-        add_code, add_content, add_lemma = codes.append, content.append, lemmas.append
+        kept, codes, content, lemmas = [], [], [], []
+        keep, add_code, add_content, add_lemma = kept.append, codes.append, content.append, lemmas.append
         for index, morpheme in enumerate(morphemes):
+            keep(morpheme)
             code = table[morpheme.part_of_speech_id()]
             add_code(code)
             if code in CONTENT:
                 add_content(index)
                 add_lemma(morpheme.dictionary_form())
-        return Tokens(morphemes, bytes(codes), content, lemmas, shifts)
+        return Tokens(kept, bytes(codes), content, lemmas, shifts)
 
     def bare_tokenize(self, text: str):
         """Sudachi's tokenisation alone, as the benchmark's baseline."""
