@@ -96,7 +96,7 @@ class Reader:
                 raise self.error(child(path, key), f"unknown key; accepted: {', '.join(accepted)}")
         for key in required:
             if key not in value:
-                raise self.error(child(path, key), "missing")
+                raise self.error(child(path, key), f"missing (required here: {', '.join(required)})")
         return value
 
     def integer(self, value: object, path: str, minimum: int, maximum: int | None = None) -> int:

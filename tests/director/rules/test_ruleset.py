@@ -110,7 +110,10 @@ def _delete(*path):
             "default.yaml: thresholds.format.retry_line: unknown key; accepted: warn_lines, retry_lines",
         ),
         (_set("colour", "red"), "default.yaml: colour: unknown key; accepted: version, thresholds,"),
-        (_delete("praise", "targets"), "default.yaml: praise.targets: missing"),
+        (
+            _delete("praise", "targets"),
+            "default.yaml: praise.targets: missing (required here: evaluation_words, targets, predicates)",
+        ),
         (_delete("version"), "default.yaml: version: missing"),
         (
             _set("version", 1.0),
