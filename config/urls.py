@@ -12,5 +12,6 @@ urlpatterns = [
     path("i18n/setlang/", login_not_required(set_language), name="set_language"),
     path("admin/", admin.site.urls),
     path("api/v1/", include("core.api_urls")),
+    path("api/experiment/", include("layer3.api.urls")),
     path("api/schema/", SpectacularAPIView.as_view(permission_classes=[IsResearcher]), name="api-schema"),
 ]

@@ -70,3 +70,29 @@ def trials_for_export(batch: Batch, *, model_config: str | None = None) -> Itera
     rows = trials.order_by("external_id").values_list("external_id", "model_config", "layer3_metrics")
     for external_id, config, metrics in rows.iterator(chunk_size=2000):
         yield {"id": external_id, "modelConfig": config, "layer3Metrics": metrics}
+
+
+def run_target_counts(batch: Batch, options) -> tuple[int, int]:
+    """``(totalTargets, skippedCount)`` a run with ``options`` would have: targets, and those it would skip."""
+    from layer3.runs.services import targets
+
+    all_targets = targets(batch, options)
+    total = all_targets.count()
+    skipped = 0 if options.force else all_targets.filter(layer3_metrics__isnull=False).count()
+    return total, skipped
+
+
+def evaluation_summary(batch: Batch) -> dict:
+    """The seed's ``summary``: evaluated and unevaluated targets, and the mean evaluation time per trial."""
+    from layer3.models import Layer3Run
+
+    trials = TrialLog.objects.filter(batch=batch, stage=TARGET_STAGE)
+    evaluated = trials.filter(layer3_metrics__isnull=False).count()
+    runs = Layer3Run.objects.filter(batch=batch, elapsed_ms__isnull=False).exclude(status=Layer3Run.Status.FAILED)
+    done = sum(run.evaluated_count + run.error_count for run in runs)
+    spent = sum(run.elapsed_ms for run in runs if run.evaluated_count + run.error_count)
+    return {
+        "totalEvaluated": evaluated,
+        "totalUnevaluated": trials.count() - evaluated,
+        "avgEvaluationTimeMs": spent / done if done else None,
+    }

@@ -1,0 +1,1 @@
+"""The seed's Layer3 REST API (002 §5) under /api/experiment/batch/<batchId>/ (researcher role)."""

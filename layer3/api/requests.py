@@ -1,0 +1,88 @@
+"""The body of ``POST .../evaluate-layer3`` (seed 002 §5.1 ``EvaluateLayer3Request``), checked strictly (pure).
+
+Every field is optional and has the seed's default; a field of the wrong JSON type (``"true"`` for a
+boolean) or an unknown field is refused, naming the field and what is accepted, so a misspelt option
+never runs a different evaluation than the one asked for. Beside the seed's fields: ``judge``
+(``none`` | ``baseline`` | ``llm``; overrides ``useLLMJudge``, so the offline baseline can be chosen),
+``refreshJudge``, ``budget`` and ``budgetCurrency``.
+"""
+
+from __future__ import annotations
+
+from layer3.runs.options import CURRENCIES, JUDGES, EvaluationOptions
+
+BOOLEANS = (
+    "evaluateGV",
+    "evaluateW2WRType",
+    "evaluateW2WRSemantic",
+    "evaluateDiversity",
+    "evaluateComplexity",
+    "useLLMJudge",
+    "forceReEvaluate",
+    "refreshJudge",
+)
+FIELDS = (*BOOLEANS, "llmModel", "modelConfigs", "judge", "budget", "budgetCurrency")
+
+
+class RequestError(ValueError):
+    def __init__(self, field: str, message: str) -> None:
+        self.field = field
+        self.message = message
+        super().__init__(f"{field}: {message}")
+
+
+def _type(value: object) -> str:
+    if value is None:
+        return "null"
+    if isinstance(value, bool):
+        return "a boolean"
+    if isinstance(value, (int, float)):
+        return "a number"
+    if isinstance(value, str):
+        return "a string"
+    return "a list" if isinstance(value, list) else "an object"
+
+
+def parse_evaluate_request(body: object, *, default_model: str) -> EvaluationOptions:
+    """``EvaluationOptions`` from the JSON body; ``RequestError`` names the first bad field."""
+    if body is None:
+        body = {}
+    if not isinstance(body, dict):
+        raise RequestError("$", f"expected a JSON object of EvaluateLayer3Request fields, got {_type(body)}")
+    for key in body:
+        if key not in FIELDS:
+            raise RequestError(key, f"unknown field; accepted: {', '.join(FIELDS)}")
+    for key in BOOLEANS:
+        if key in body and not isinstance(body[key], bool):
+            raise RequestError(key, f"expected true or false, got {_type(body[key])}")
+    model = body.get("llmModel", default_model)
+    if not isinstance(model, str):
+        raise RequestError("llmModel", f"expected a string (a model name), got {_type(model)}")
+    configs = body.get("modelConfigs", [])
+    if configs is None:
+        configs = []
+    if not isinstance(configs, list) or not all(isinstance(c, str) and c for c in configs):
+        raise RequestError("modelConfigs", 'expected a list of model configuration names, e.g. ["A", "B"]')
+    judge = body.get("judge", "llm" if body.get("useLLMJudge") else "none")
+    if judge not in JUDGES:
+        raise RequestError("judge", f"expected one of {', '.join(JUDGES)}, got {judge!r}")
+    budget = body.get("budget")
+    if budget is not None and (isinstance(budget, bool) or not isinstance(budget, (int, float)) or budget < 0):
+        raise RequestError("budget", f"expected a number ≥ 0 (in budgetCurrency), got {budget!r}")
+    currency = body.get("budgetCurrency", "JPY")
+    if currency not in CURRENCIES:
+        raise RequestError("budgetCurrency", f"expected one of {', '.join(CURRENCIES)}, got {currency!r}")
+    return EvaluationOptions(
+        evaluate_gv=body.get("evaluateGV", True),
+        evaluate_w2wr_type=body.get("evaluateW2WRType", True),
+        evaluate_w2wr_semantic=body.get("evaluateW2WRSemantic", False),
+        evaluate_diversity=body.get("evaluateDiversity", True),
+        evaluate_complexity=body.get("evaluateComplexity", True),
+        judge=judge,
+        llm_model=model,
+        force=body.get("forceReEvaluate", False),
+        refresh_judge=body.get("refreshJudge", False),
+        model_configs=tuple(dict.fromkeys(configs)),
+        budget=None if budget is None else float(budget),
+        budget_currency=currency,
+    )

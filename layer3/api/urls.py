@@ -1,0 +1,11 @@
+from django.urls import path
+
+from layer3.api import views
+
+urlpatterns = [
+    path("batch/", views.batch_upload, name="layer3-api-batch-upload"),
+    path("batch/<str:batch_id>/evaluate-layer3", views.evaluate_layer3, name="layer3-api-evaluate"),
+    path("batch/<str:batch_id>/layer3-results", views.layer3_results, name="layer3-api-results"),
+    path("batch/<str:batch_id>/layer3-export", views.layer3_export, name="layer3-api-export"),
+    path("batch/<str:batch_id>/statistics", views.statistics, name="layer3-api-statistics"),
+]

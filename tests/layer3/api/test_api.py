@@ -1,0 +1,201 @@
+"""The seed's Layer3 REST API (002 §5): shapes and defaults key by key, and every refusal."""
+
+import csv
+import io
+import json
+
+import pytest
+from django.core.management import call_command
+from django.test import Client
+
+from core.job_runner import job_run
+from layer3.models import Batch, Layer3Run, TrialLog
+
+pytestmark = pytest.mark.django_db
+
+SEED_REQUEST_DEFAULTS = {
+    "evaluateGV": True,
+    "evaluateW2WRType": True,
+    "evaluateW2WRSemantic": False,
+    "evaluateDiversity": True,
+    "evaluateComplexity": True,
+    "useLLMJudge": False,
+    "forceReEvaluate": False,
+    "modelConfigs": [],
+}
+
+
+@pytest.fixture
+def batch(trials_file, settings, tmp_path):
+    settings.VAR_DIR = tmp_path
+    call_command("import_trials", str(trials_file), "--batch", "b", "--experiment", "exp-1")
+    return Batch.objects.get(name="b")
+
+
+@pytest.fixture
+def evaluated(batch):
+    call_command("evaluate_layer3", "b", "--judge", "baseline")
+    batch.refresh_from_db()
+    return batch
+
+
+@pytest.fixture
+def api(client, researcher):
+    client.force_login(researcher)
+    return client
+
+
+@pytest.fixture
+def worker(monkeypatch):
+    """Queued jobs run at commit in this process (the real-worker flow is tested in tests/layer3/runs)."""
+    monkeypatch.setattr("core.tasks.run_job.delay", lambda job_id: job_run(job_id=job_id))
+
+
+URLS = [
+    ("post", "/api/experiment/batch/b/evaluate-layer3"),
+    ("get", "/api/experiment/batch/b/layer3-results"),
+    ("get", "/api/experiment/batch/b/layer3-export"),
+    ("get", "/api/experiment/batch/b/statistics"),
+    ("post", "/api/experiment/batch/"),
+]
+
+
+@pytest.mark.parametrize(("method", "url"), URLS)
+def test_anonymous_requests_get_401_and_annotators_403(client, annotator, batch, method, url):
+    assert getattr(client, method)(url).status_code == 401
+    client.force_login(annotator)
+    assert getattr(client, method)(url).status_code == 403
+
+
+def test_starting_a_run_answers_202_with_the_seed_shape_and_runs_it(
+    api, batch, worker, django_capture_on_commit_callbacks
+):
+    with django_capture_on_commit_callbacks(execute=True):
+        response = api.post(
+            "/api/experiment/batch/b/evaluate-layer3", {"judge": "baseline"}, content_type="application/json"
+        )
+    assert response.status_code == 202
+    body = response.json()
+    assert body["success"] is True and set(body) == {"success", "data", "jobId", "runId"}
+    data = body["data"]
+    assert list(data) == [
+        "batchId",
+        "totalTargets",
+        "evaluatedCount",
+        "skippedCount",
+        "errorCount",
+        "elapsedMs",
+        "options",
+    ]
+    assert (data["batchId"], data["totalTargets"], data["skippedCount"]) == ("b", 19, 0)
+    options = data["options"]
+    assert {key: options[key] for key in SEED_REQUEST_DEFAULTS} == SEED_REQUEST_DEFAULTS
+    assert options["llmModel"] == "" or isinstance(options["llmModel"], str)
+    run = Layer3Run.objects.get(pk=body["runId"])
+    assert str(run.job_id) == body["jobId"] and run.status == "succeeded" and run.evaluated_count == 18
+
+
+def test_the_batch_is_found_by_id_too_and_an_unknown_one_is_404(api, batch):
+    assert api.get(f"/api/experiment/batch/{batch.pk}/statistics").status_code == 200
+    response = api.get("/api/experiment/batch/nope/statistics")
+    assert response.status_code == 404 and "no batch named 'nope'" in response.json()["error"]
+
+
+def test_a_second_run_while_one_is_alive_is_409_with_the_running_one(api, batch):
+    first = api.post("/api/experiment/batch/b/evaluate-layer3", {}, content_type="application/json").json()
+    response = api.post("/api/experiment/batch/b/evaluate-layer3", {}, content_type="application/json")
+    assert response.status_code == 409
+    assert response.json()["data"] == {"runId": first["runId"], "jobId": first["jobId"], "status": "queued"}
+
+
+@pytest.mark.parametrize(
+    ("body", "field", "message"),
+    [
+        ({"evaluateGV": "true"}, "evaluateGV", "expected true or false, got a string"),
+        ({"forceReEvaluate": 1}, "forceReEvaluate", "expected true or false, got a number"),
+        ({"evaluateGv": True}, "evaluateGv", "unknown field; accepted: evaluateGV"),
+        ({"modelConfigs": "A"}, "modelConfigs", "expected a list"),
+        ({"modelConfigs": ["Z"]}, "modelConfigs", "has no model config Z; it has A, B, C, D, E"),
+        ({"judge": "gpt"}, "judge", "expected one of none, baseline, llm"),
+        ({"budget": -1}, "budget", "expected a number ≥ 0"),
+        ({"useLLMJudge": True}, "useLLMJudge", "set LLM_BASE_URL"),
+        ([1, 2], "$", "expected a JSON object"),
+    ],
+)
+def test_a_bad_request_is_400_naming_the_field(api, batch, body, field, message):
+    response = api.post("/api/experiment/batch/b/evaluate-layer3", body, content_type="application/json")
+    assert response.status_code == 400
+    assert response.json()["field"] == field and message in response.json()["error"]
+    assert not Layer3Run.objects.exists()
+
+
+def test_post_needs_the_csrf_token(researcher, batch):
+    client = Client(enforce_csrf_checks=True)
+    client.force_login(researcher)
+    response = client.post("/api/experiment/batch/b/evaluate-layer3", {}, content_type="application/json")
+    assert response.status_code == 403 and not Layer3Run.objects.exists()
+
+
+def test_results_have_the_seed_shape(api, evaluated):
+    body = api.get("/api/experiment/batch/b/layer3-results").json()
+    data = body["data"]
+    assert list(data) == ["batchId", "experimentId", "evaluatedAt", "overall", "byModel", "summary"]
+    assert data["overall"] == evaluated.layer3_results and data["experimentId"] == "exp-1"
+    assert [set(entry) for entry in data["byModel"]] == [{"modelConfig", "trialCount", "layer3"}] * 5
+    assert set(data["overall"]) == {
+        "gvContentRelevance", "w2wrTypeDistribution", "w2wrSemanticCorrectness", "widgetDiversity", "graphComplexity"
+    }  # fmt: skip
+    summary = data["summary"]
+    assert (summary["totalEvaluated"], summary["totalUnevaluated"]) == (19, 0)
+    assert summary["avgEvaluationTimeMs"] > 0
+
+
+def test_results_details_are_paginated_and_filtered(api, evaluated):
+    url = "/api/experiment/batch/b/layer3-results?includeDetails=true&pageSize=3&page=2&modelConfig=A"
+    details = api.get(url).json()["data"]["details"]
+    assert details["count"] == 4 and details["page"] == 2 and len(details["results"]) == 1
+    stored = TrialLog.objects.get(external_id=details["results"][0]["id"])
+    assert details["results"][0]["layer3Metrics"] == stored.layer3_metrics
+    assert api.get("/api/experiment/batch/b/layer3-results?includeDetails=maybe").status_code == 400
+    assert api.get("/api/experiment/batch/b/layer3-results?modelConfig=Z").status_code == 400
+
+
+def test_statistics_with_either_correction(api, evaluated):
+    body = api.get("/api/experiment/batch/b/statistics").json()
+    assert set(body) == {"layer3Comparisons", "summary"} and body["summary"]["layer3"]["correction"] == "bonferroni"
+    assert body["layer3Comparisons"] == evaluated.layer3_statistics["layer3Comparisons"]
+    holm = api.get("/api/experiment/batch/b/statistics?correction=holm").json()
+    assert holm["summary"]["layer3"]["correction"] == "holm"
+    assert api.get("/api/experiment/batch/b/statistics?correction=sidak").status_code == 400
+
+
+def test_exports_are_downloads_named_for_the_batch(api, evaluated):
+    response = api.get("/api/experiment/batch/b/layer3-export?format=csv")
+    assert response.status_code == 200 and response["Content-Disposition"] == 'attachment; filename="layer3-b.csv"'
+    rows = list(csv.DictReader(io.StringIO(b"".join(response.streaming_content).decode().lstrip("\ufeff"))))
+    assert len(rows) == 20
+    raw = api.get("/api/experiment/batch/b/layer3-export?format=json&includeRawData=true")
+    document = json.loads(b"".join(raw.streaming_content))
+    assert len(document["trials"]) == 20 and document["overall"] == evaluated.layer3_results
+    latex = api.get("/api/experiment/batch/b/layer3-export?format=latex")
+    assert latex["Content-Disposition"].endswith('layer3-b.tex"')
+    assert api.get("/api/experiment/batch/b/layer3-export?format=pdf").status_code == 400
+
+
+def test_uploading_a_trial_log_creates_the_batch(api, trials_file):
+    with trials_file.open("rb") as handle:
+        response = api.post("/api/experiment/batch/", {"name": "up", "experimentId": "e", "file": handle})
+    assert response.status_code == 201
+    assert response.json()["data"]["created"] == 20 and Batch.objects.get(name="up").experiment_id == "e"
+
+
+def test_an_upload_with_a_bad_line_stores_nothing_and_names_it(api, tmp_path):
+    path = tmp_path / "mine.jsonl"
+    path.write_text('{"id": "t1", "modelConfig": "A", "stage": "3", "inputText": "x", "generatedData": {}}\n')
+    with path.open("rb") as handle:
+        response = api.post("/api/experiment/batch/", {"name": "up", "file": handle})
+    assert response.status_code == 400
+    problem = response.json()["problems"][0]
+    assert (problem["file"], problem["line"], problem["path"]) == ("mine.jsonl", 1, "$.stage")
+    assert not Batch.objects.filter(name="up").exists()
+    assert api.post("/api/experiment/batch/", {"name": "up"}).json()["field"] == "file"
