@@ -123,6 +123,9 @@ try:
     }
     CELERY_BEAT_SCHEDULE_FILENAME = str(VAR_DIR / "celerybeat-schedule")
 
+    # --- Layer3 progress streams (SSE): one response lasts at most this long; browsers reconnect
+    LAYER3_SSE_SECONDS = env_float("LAYER3_SSE_SECONDS", 30.0, minimum=1.0)
+
     # --- LLM endpoint (used only through the llm app) -------------------------------------
     LLM_BASE_URL = env_str("LLM_BASE_URL")
     LLM_API_KEY = env_str("LLM_API_KEY")

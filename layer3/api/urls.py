@@ -1,6 +1,6 @@
 from django.urls import path
 
-from layer3.api import views
+from layer3.api import progress, views
 
 urlpatterns = [
     path("batch/", views.batch_upload, name="layer3-api-batch-upload"),
@@ -8,4 +8,5 @@ urlpatterns = [
     path("batch/<str:batch_id>/layer3-results", views.layer3_results, name="layer3-api-results"),
     path("batch/<str:batch_id>/layer3-export", views.layer3_export, name="layer3-api-export"),
     path("batch/<str:batch_id>/statistics", views.statistics, name="layer3-api-statistics"),
+    path("batch/<str:batch_id>/layer3-progress", progress.layer3_progress, name="layer3-api-progress"),
 ]

@@ -1,0 +1,80 @@
+"""The layer3-progress stream read by a real SSE client (httpx-sse) from a live server."""
+
+import json
+
+import httpx
+import pytest
+from django.core.management import call_command
+from httpx_sse import connect_sse
+
+from layer3.models import Batch, Layer3Run
+from layer3.runs.options import EvaluationOptions
+from layer3.runs.services import layer3_run_create, layer3_run_execute
+
+pytestmark = pytest.mark.django_db(transaction=True)
+
+
+@pytest.fixture
+def session(live_server, client, researcher):
+    client.force_login(researcher)
+    cookies = {"sessionid": client.cookies["sessionid"].value}
+    with httpx.Client(base_url=live_server.url, cookies=cookies, timeout=20) as http:
+        yield http
+
+
+@pytest.fixture
+def batch(trials_file, settings, tmp_path):
+    settings.VAR_DIR = tmp_path
+    settings.LAYER3_SSE_SECONDS = 3
+    call_command("import_trials", str(trials_file), "--batch", "b")
+    return Batch.objects.get(name="b")
+
+
+def events(http, headers=None):
+    with connect_sse(http, "GET", "/api/experiment/batch/b/layer3-progress", headers=headers or {}) as source:
+        assert source.response.headers["content-type"].startswith("text/event-stream")
+        # a block with only `retry:` (the reconnection delay) is not an event
+        return [(event.event, event.id, json.loads(event.data)) for event in source.iter_sse() if event.data]
+
+
+def test_a_client_connecting_after_the_run_gets_complete_at_once(session, batch):
+    run = layer3_run_execute(run=layer3_run_create(batch=batch, options=EvaluationOptions()))
+    received = events(session)
+    names = [name for name, _id, _data in received]
+    assert names[-1] == "complete" and names.count("error") == 1 and "progress" in names
+    error = next(data for name, _id, data in received if name == "error")
+    assert error == {"logId": "D-00003", "error": error["error"]} and "bindings[0].source" in error["error"]
+    progress = next(data for name, _id, data in received if name == "progress")
+    assert (progress["current"], progress["total"], progress["percentage"]) == (19, 19, 100.0)
+    assert set(progress) == {"current", "total", "percentage", "currentLogId", "metrics"}
+    _name, event_id, complete = received[-1]
+    batch.refresh_from_db()
+    assert complete["success"] is True and complete["summary"] == batch.layer3_results
+    assert complete["elapsedMs"] == Layer3Run.objects.get(pk=run.pk).elapsed_ms
+    # Reconnecting after complete: 204, which stops a browser's EventSource
+    response = session.get("/api/experiment/batch/b/layer3-progress", headers={"Last-Event-ID": event_id})
+    assert response.status_code == 204
+
+
+def test_a_reconnect_with_last_event_id_resumes_after_it(session, batch):
+    run = layer3_run_create(batch=batch, options=EvaluationOptions())
+    first = events(session)  # queued: nothing happens within the bounded stream
+    assert first == []
+    layer3_run_execute(run=run)
+    received = events(session)
+    error_id = next(event_id for name, event_id, _data in received if name == "error")
+    resumed = events(session, headers={"Last-Event-ID": error_id})
+    assert [name for name, _id, _data in resumed] == ["progress", "complete"]
+
+
+def test_the_stream_is_for_researchers_only(live_server, client, annotator, batch):
+    anonymous = httpx.get(f"{live_server.url}/api/experiment/batch/b/layer3-progress")
+    assert anonymous.status_code == 401
+    client.force_login(annotator)
+    cookies = {"sessionid": client.cookies["sessionid"].value}
+    denied = httpx.get(f"{live_server.url}/api/experiment/batch/b/layer3-progress", cookies=cookies)
+    assert denied.status_code == 403
+
+
+def test_a_batch_without_a_run_is_404(session, batch):
+    assert session.get("/api/experiment/batch/b/layer3-progress").status_code == 404
