@@ -31,7 +31,7 @@ from layer3.models import Layer3Run, TrialLog
 from layer3.selectors import BatchNotFound, batch_get
 
 HEARTBEAT_SECONDS = 15.0
-POLL_SECONDS = 0.5
+POLL_SECONDS = 1.0
 RETRY_MS = 1000
 
 
@@ -81,15 +81,22 @@ def _stream(run: Layer3Run, last_done: int, last_error: int):
     deadline = time.monotonic() + settings.LAYER3_SSE_SECONDS
     heartbeat = time.monotonic() + HEARTBEAT_SECONDS
     yield f"retry: {RETRY_MS}\n\n"
+    errors_counted = -1  # the run's error count when the trials were last searched for errors
+    fields = ["status", "evaluated_count", "error_count", "unjudged_count", "total_targets", "skipped_count",
+              "current_trial", "last_metrics", "started_at", "elapsed_ms", "error"]  # fmt: skip
     while True:
-        run.refresh_from_db()
+        run.refresh_from_db(fields=fields)
         done = run.evaluated_count + run.error_count + run.unjudged_count
-        errors = (
-            TrialLog.objects.filter(batch_id=run.batch_id, pk__gt=last_error, layer3_metrics__has_key="error")
-            .order_by("pk")
-            .values_list("pk", "external_id", "layer3_metrics")
-        )
-        for pk, external_id, metrics in errors if run.started_at else ():
+        errors = ()
+        if run.started_at and (run.error_count != errors_counted or run.status not in Layer3Run.IN_FLIGHT):
+            # only when the run counted a new error: 20 open streams must not search the trials twice a second
+            errors_counted = run.error_count
+            errors = (
+                TrialLog.objects.filter(batch_id=run.batch_id, pk__gt=last_error, layer3_metrics__has_key="error")
+                .order_by("pk")
+                .values_list("pk", "external_id", "layer3_metrics")
+            )
+        for pk, external_id, metrics in errors:
             last_error = pk
             error = f"{metrics.get('path', '')}: {metrics.get('error', '')}"
             # the id names the progress already sent, so a resume from here still gets the next one
