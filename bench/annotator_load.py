@@ -238,6 +238,25 @@ def postgres_cpu_seconds() -> float:
     return _cpu_seconds(lambda comm, fields: comm == "postgres")
 
 
+def start_gunicorn(port: int, env: dict, workers: int, worker_class: str, threads: int) -> subprocess.Popen:
+    """gunicorn serving config.wsgi on 127.0.0.1:``port`` in a process group of its own, once it accepts."""
+    server = subprocess.Popen(
+        [
+            sys.executable, "-m", "gunicorn", "config.wsgi", "--bind", f"127.0.0.1:{port}",
+            "--workers", str(workers), "--worker-class", worker_class, "--threads", str(threads),
+            "--keep-alive", "30", "--log-level", "warning",
+        ],
+        cwd=ROOT, env=env, start_new_session=True,
+    )  # fmt: skip
+    for _ in range(100):
+        try:
+            with socket.create_connection(("127.0.0.1", port), timeout=0.2):
+                break
+        except OSError:
+            time.sleep(0.1)
+    return server
+
+
 def percentile(values: list[float], q: float) -> float:
     if not values:
         return float("nan")
@@ -319,20 +338,7 @@ def main() -> int:
             "VAR_DIR": var,
             "DB_CONN_MAX_AGE": "300",
         }
-        server = subprocess.Popen(
-            [
-                sys.executable, "-m", "gunicorn", "config.wsgi", "--bind", f"127.0.0.1:{port}",
-                "--workers", str(args.workers), "--worker-class", args.worker_class, "--threads", str(args.threads),
-                "--keep-alive", "30", "--log-level", "warning",
-            ],
-            cwd=ROOT, env=env, start_new_session=True,
-        )  # fmt: skip
-        for _ in range(100):
-            try:
-                with socket.create_connection(("127.0.0.1", port), timeout=0.2):
-                    break
-            except OSError:
-                time.sleep(0.1)
+        server = start_gunicorn(port, env, args.workers, args.worker_class, args.threads)
         print(
             f"gunicorn: {args.workers} workers x {args.threads} threads ({args.worker_class}), PostgreSQL, "
             f"{args.seconds:.0f} s per run"

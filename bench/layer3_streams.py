@@ -20,18 +20,25 @@ import argparse
 import os
 import signal
 import socket
-import subprocess
 import sys
 import tempfile
 import threading
 import time
-import uuid
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from bench.annotator_load import PASSWORD, Client, free_port, percentile, prepare, run_load  # noqa: E402
+from bench.annotator_load import (  # noqa: E402
+    PASSWORD,
+    Client,
+    free_port,
+    percentile,
+    prepare,
+    run_load,
+    start_gunicorn,
+)
+from bench.import_export import postgres_database  # noqa: E402
 
 TOLERANCE = 0.10
 
@@ -142,13 +149,10 @@ def main() -> int:
     )
     args = parser.parse_args()
 
-    import psycopg
-
-    name = f"jaiml_streams_{uuid.uuid4().hex[:8]}"
-    admin_url = args.postgres.rstrip("/") + "/postgres"
-    with psycopg.connect(admin_url, autocommit=True) as conn:
-        conn.execute(f'CREATE DATABASE "{name}"')
-    database_url = args.postgres.rstrip("/") + "/" + name
+    database = postgres_database(args.postgres)
+    if database is None:
+        return 1
+    database_url, drop = database
     server = None
     try:
         n_items = int(args.seconds * 600 * 2 * args.rounds) + 1000
@@ -166,20 +170,7 @@ def main() -> int:
             "DB_CONN_MAX_AGE": "300",
             "LAYER3_SSE_SECONDS": "10",
         }
-        server = subprocess.Popen(
-            [
-                sys.executable, "-m", "gunicorn", "config.wsgi", "--bind", f"127.0.0.1:{port}",
-                "--workers", str(args.workers), "--worker-class", args.worker_class, "--threads", str(args.threads),
-                "--keep-alive", "30", "--timeout", "60", "--log-level", "warning",
-            ],
-            cwd=ROOT, env=env, start_new_session=True,
-        )  # fmt: skip
-        for _ in range(100):
-            try:
-                with socket.create_connection(("127.0.0.1", port), timeout=0.2):
-                    break
-            except OSError:
-                time.sleep(0.1)
+        server = start_gunicorn(port, env, args.workers, args.worker_class, args.threads)
         cookies = []
         for i in range(4):
             researcher = Client(port, f"researcher_{i}")
@@ -229,8 +220,7 @@ def main() -> int:
         from django.db import connections
 
         connections.close_all()
-        with psycopg.connect(admin_url, autocommit=True) as conn:
-            conn.execute(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
+        drop()
     return 0
 
 

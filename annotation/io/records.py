@@ -383,12 +383,10 @@ def load_annotations(paths: Iterable[str | Path], *, log: ProblemLog | None = No
             if type(value) is not dict:
                 log.add(value)
                 continue
-            record = _fast_annotation(value, name, number)
-            if record is None:
-                record, problems = _parse_annotation_checked(value, file=name, line=number)
-                if problems:
-                    log.extend(problems)
-                    continue
+            record, problems = parse_annotation(value, file=name, line=number)
+            if problems:
+                log.extend(problems)
+                continue
             key = (record.id, record.annotator_id)
             seen = first_seen.setdefault(key, (name, number))
             if seen[1] != number or seen[0] != name:

@@ -123,15 +123,6 @@ def _ratio(total: float, count: int) -> float | None:
     return total / count if count else None
 
 
-def aggregate_batch_metrics(metrics: Iterable[dict | None]) -> dict:
-    """``BatchLayer3Results`` of the given per-trial ``Layer3MetricsV1`` dicts (None and errors skipped)."""
-    totals = _Totals()
-    for value in metrics:
-        if value is not None and "error" not in value:
-            totals.add(value)
-    return totals.results()
-
-
 def aggregate_by_model(trials: Iterable[tuple[str, dict | None]]) -> tuple[dict, list[dict]]:
     """``(overall, byModel)`` from ``(modelConfig, Layer3MetricsV1 or None)`` pairs.
 

@@ -4,7 +4,7 @@ import json
 
 import pytest
 
-from layer3.metrics.batch import aggregate_batch_metrics, aggregate_by_model
+from layer3.metrics.batch import aggregate_by_model
 
 
 def trial(
@@ -53,6 +53,11 @@ def trial(
             "distribution": {"correct": correct, "redundant": redundant, "wrong": wrong},
         }
     return metrics
+
+
+def aggregate_batch_metrics(metrics):
+    """The overall figures of trials all of one model config."""
+    return aggregate_by_model(("A", value) for value in metrics)[0]
 
 
 def test_judge_figures_are_item_weighted_across_trials():
