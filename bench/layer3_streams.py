@@ -2,16 +2,20 @@
 
 Target (issue #14): with 20 researchers' progress streams open, the annotators' HTMX rating flow at 8
 annotators keeps its throughput and p95 within 10 % of the same server without the streams, measured
-in the same run, on the same gunicorn.
+in the same run.
 
-The streams follow a run that stays in flight (a `Layer3Run` marked running), so every stream polls
-for the whole measurement; each stream is bounded (`LAYER3_SSE_SECONDS`, here 10 s) and reconnects
-with `Last-Event-ID` as a browser does. A stream holds a server thread while open, so the server runs
-threaded workers (`--worker-class gthread`); with the README's former sync workers 20 streams would
-hold every worker and the annotators would wait (`--worker-class sync` shows it).
+The setup is the README's *Production*: the annotators' pages on gunicorn with sync workers, the
+progress streams on a uvicorn process of their own (ASGI; each stream an async generator that polls
+once a second), both on this machine and this PostgreSQL, as a proxy routing `.../layer3-progress` to
+uvicorn would have it. The streams follow a run that stays in flight (a `Layer3Run` marked running),
+so every stream polls for the whole measurement; each is bounded (`LAYER3_SSE_SECONDS`, here 10 s)
+and reconnects with `Last-Event-ID` as a browser does. `--stream-server gunicorn` sends the streams
+to the annotators' gunicorn instead, which shows why they need a server of their own (with sync
+workers 20 streams hold every worker).
 
     .venv/bin/python bench/layer3_streams.py [--seconds 15] [--rounds 3] [--streams 20] [--clients 8]
-                                             [--workers 4] [--worker-class gthread] [--threads 8]
+                                             [--workers 4] [--worker-class sync] [--threads 1]
+                                             [--stream-server uvicorn|gunicorn]
 """
 
 from __future__ import annotations
@@ -20,6 +24,7 @@ import argparse
 import os
 import signal
 import socket
+import subprocess
 import sys
 import tempfile
 import threading
@@ -119,6 +124,24 @@ class Streams:
                 time.sleep(0.5)
 
 
+def start_uvicorn(port: int, env: dict) -> subprocess.Popen:
+    """uvicorn serving config.asgi on 127.0.0.1:``port`` (one process, as the README runs the streams)."""
+    server = subprocess.Popen(
+        [
+            sys.executable, "-m", "uvicorn", "config.asgi:application", "--host", "127.0.0.1", "--port", str(port),
+            "--lifespan", "off", "--log-level", "warning", "--no-access-log",
+        ],
+        cwd=ROOT, env=env, start_new_session=True,
+    )  # fmt: skip
+    for _ in range(100):
+        try:
+            with socket.create_connection(("127.0.0.1", port), timeout=0.2):
+                break
+        except OSError:
+            time.sleep(0.1)
+    return server
+
+
 def measure(port: int, batch_id: int, clients: int, seconds: float) -> dict:
     usernames = [f"load_{i:02d}" for i in range(clients)]
     run = run_load(port, batch_id, usernames, seconds, True, lambda: (0.0,))
@@ -142,8 +165,9 @@ def main() -> int:
     parser.add_argument("--streams", type=int, default=20)
     parser.add_argument("--clients", type=int, default=8)
     parser.add_argument("--workers", type=int, default=4)
-    parser.add_argument("--worker-class", default="gthread")
-    parser.add_argument("--threads", type=int, default=8)
+    parser.add_argument("--worker-class", default="sync")
+    parser.add_argument("--threads", type=int, default=1)
+    parser.add_argument("--stream-server", choices=("uvicorn", "gunicorn"), default="uvicorn")
     parser.add_argument(
         "--postgres", default=os.environ.get("BENCH_POSTGRES_URL", "postgres://postgres@127.0.0.1:5432/")
     )
@@ -153,7 +177,7 @@ def main() -> int:
     if database is None:
         return 1
     database_url, drop = database
-    server = None
+    server = streamer = None
     try:
         n_items = int(args.seconds * 600 * 2 * args.rounds) + 1000
         batch_id = prepare(database_url, n_items=n_items, n_annotators=args.clients)
@@ -171,14 +195,20 @@ def main() -> int:
             "LAYER3_SSE_SECONDS": "10",
         }
         server = start_gunicorn(port, env, args.workers, args.worker_class, args.threads)
+        stream_port = port
+        if args.stream_server == "uvicorn":
+            stream_port = free_port()
+            streamer = start_uvicorn(stream_port, {**env, "DB_CONN_MAX_AGE": "0"})  # Django: none under ASGI
         cookies = []
         for i in range(4):
             researcher = Client(port, f"researcher_{i}")
             researcher.log_in()
             cookies.append(dict(researcher.cookies))
+        where = "a uvicorn process of their own (ASGI)" if streamer else "the same gunicorn"
         print(
-            f"gunicorn: {args.workers} workers x {args.threads} threads ({args.worker_class}), PostgreSQL; "
-            f"{args.clients} annotators (HTMX flow), {args.rounds} x {args.seconds:.0f} s per condition, alternating"
+            f"annotators: gunicorn {args.workers} workers x {args.threads} threads ({args.worker_class}), PostgreSQL; "
+            f"streams on {where}; {args.clients} annotators (HTMX flow), "
+            f"{args.rounds} x {args.seconds:.0f} s per condition, alternating"
         )
         # Alternating runs (without, with, without, with, ...), so that a slow spell of this shared machine
         # or the queue getting deeper hits both conditions alike; each condition's runs are pooled.
@@ -186,7 +216,7 @@ def main() -> int:
         connections = errors = received = 0
         for round_ in range(args.rounds * 2):
             streaming = round_ % 2 == 1
-            streams = Streams(port, cookies, layer3_batch, args.streams) if streaming else None
+            streams = Streams(stream_port, cookies, layer3_batch, args.streams) if streaming else None
             if streams:
                 streams.start()
                 time.sleep(2)
@@ -214,9 +244,10 @@ def main() -> int:
             f"target within {TOLERANCE:.0%}: {'met' if ok else 'NOT met'}"
         )
     finally:
-        if server is not None:
-            os.killpg(server.pid, signal.SIGTERM)
-            server.wait(timeout=30)
+        for process in (server, streamer):
+            if process is not None:
+                os.killpg(process.pid, signal.SIGTERM)
+                process.wait(timeout=30)
         from django.db import connections
 
         connections.close_all()

@@ -77,6 +77,13 @@ NAV_ITEMS: list[NavItem] = [
         _("Import practice and test items with gold scores; see the qualification results."),
     ),
     NavItem(
+        "layer3",
+        _("Layer3"),
+        "layer3:batches",
+        RESEARCHER,
+        _("Semantic validation of generated UI specs: the eleven metrics per model config, tests, tables, figures."),
+    ),
+    NavItem(
         "system",
         _("System status"),
         "system",

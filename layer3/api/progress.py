@@ -12,18 +12,23 @@ A reconnecting ``EventSource`` sends ``Last-Event-ID`` and gets only what came a
 ``complete`` of the latest run the answer is 204, which tells the browser to stop reconnecting. A
 comment line is sent every ``HEARTBEAT_SECONDS`` so proxies keep the connection open.
 
-Streams are bounded: one response lasts at most ``settings.LAYER3_SSE_SECONDS`` (default 30 s) and
-ends with a ``retry:`` hint; the browser reconnects with ``Last-Event-ID`` and misses nothing. A
-stream holds one server thread while open, so the production server runs threaded workers (README,
-*Production*); the bound keeps a forgotten tab from holding one for hours.
+Under ASGI (the production setup: uvicorn beside the sync gunicorn workers, README *Production*) a
+stream is an async generator: open streams cost the event loop nothing while they wait, and each
+poll is one short query on the server's database thread. Under WSGI (``make run``, tests) the same
+polls run in a plain generator that holds a server thread. Either way one response lasts at most
+``settings.LAYER3_SSE_SECONDS`` and ends with a ``retry:`` hint; the browser reconnects with
+``Last-Event-ID`` and misses nothing, and a forgotten tab holds nothing for hours.
 """
 
 from __future__ import annotations
 
+import asyncio
 import json
 import time
 
+from asgiref.sync import sync_to_async
 from django.conf import settings
+from django.core.handlers.asgi import ASGIRequest
 from django.http import HttpResponse, JsonResponse, StreamingHttpResponse
 
 from core.roles import RESEARCHER, has_role
@@ -33,6 +38,8 @@ from layer3.selectors import BatchNotFound, batch_get
 HEARTBEAT_SECONDS = 15.0
 POLL_SECONDS = 1.0
 RETRY_MS = 1000
+_RUN_FIELDS = ["status", "evaluated_count", "error_count", "unjudged_count", "total_targets", "skipped_count",
+               "current_trial", "last_metrics", "started_at", "elapsed_ms", "error"]  # fmt: skip
 
 
 def _event(name: str, event_id: str, data: dict) -> str:
@@ -71,50 +78,52 @@ def layer3_progress(request, batch_id: str):
         return HttpResponse(status=204)  # the browser's EventSource stops reconnecting
     if last_run != run.pk:
         last_done, last_error = -1, 0
-    response = StreamingHttpResponse(_stream(run, last_done, last_error), content_type="text/event-stream")
+    follower = RunFollower(run, last_done, last_error)
+    stream = _async_stream(follower) if isinstance(request, ASGIRequest) else _stream(follower)
+    response = StreamingHttpResponse(stream, content_type="text/event-stream")
     response["Cache-Control"] = "no-cache"
     response["X-Accel-Buffering"] = "no"  # nginx: do not buffer the stream
     return response
 
 
-def _stream(run: Layer3Run, last_done: int, last_error: int):
-    deadline = time.monotonic() + settings.LAYER3_SSE_SECONDS
-    heartbeat = time.monotonic() + HEARTBEAT_SECONDS
-    yield f"retry: {RETRY_MS}\n\n"
-    errors_counted = -1  # the run's error count when the trials were last searched for errors
-    fields = ["status", "evaluated_count", "error_count", "unjudged_count", "total_targets", "skipped_count",
-              "current_trial", "last_metrics", "started_at", "elapsed_ms", "error"]  # fmt: skip
-    while True:
-        run.refresh_from_db(fields=fields)
+class RunFollower:
+    """What a stream has sent of one run; ``poll()`` reads the run once and returns the events that are new."""
+
+    def __init__(self, run: Layer3Run, last_done: int, last_error: int) -> None:
+        self.run, self.last_done, self.last_error = run, last_done, last_error
+        self.errors_counted = -1  # the run's error count when the trials were last searched for errors
+        self.finished = False
+
+    def poll(self) -> list[str]:
+        run = self.run
+        run.refresh_from_db(fields=_RUN_FIELDS)
         done = run.evaluated_count + run.error_count + run.unjudged_count
-        errors = ()
-        if run.started_at and (run.error_count != errors_counted or run.status not in Layer3Run.IN_FLIGHT):
-            # only when the run counted a new error: 20 open streams must not search the trials twice a second
-            errors_counted = run.error_count
+        events = []
+        if run.started_at and (run.error_count != self.errors_counted or run.status not in Layer3Run.IN_FLIGHT):
+            # only when the run counted a new error: 20 open streams must not search the trials every second
+            self.errors_counted = run.error_count
             errors = (
-                TrialLog.objects.filter(batch_id=run.batch_id, pk__gt=last_error, layer3_metrics__has_key="error")
+                TrialLog.objects.filter(batch_id=run.batch_id, pk__gt=self.last_error, layer3_metrics__has_key="error")
                 .order_by("pk")
                 .values_list("pk", "external_id", "layer3_metrics")
             )
-        for pk, external_id, metrics in errors:
-            last_error = pk
-            error = f"{metrics.get('path', '')}: {metrics.get('error', '')}"
-            # the id names the progress already sent, so a resume from here still gets the next one
-            yield _event("error", f"{run.pk}:{last_done}:{last_error}", {"logId": external_id, "error": error})
-        if done != last_done and run.status != Layer3Run.Status.QUEUED:
-            last_done = done
-            data = {
-                "current": done,
-                "total": run.total_targets - run.skipped_count,
-                "percentage": _percentage(done, run.total_targets - run.skipped_count),
-                "currentLogId": run.current_trial,
-            }
+            for pk, external_id, metrics in errors:
+                self.last_error = pk
+                error = f"{metrics.get('path', '')}: {metrics.get('error', '')}"
+                # the id names the progress already sent, so a resume from here still gets the next one
+                event_id = f"{run.pk}:{self.last_done}:{self.last_error}"
+                events.append(_event("error", event_id, {"logId": external_id, "error": error}))
+        if done != self.last_done and run.status != Layer3Run.Status.QUEUED:
+            self.last_done = done
+            total = run.total_targets - run.skipped_count
+            data = {"current": done, "total": total, "percentage": _percentage(done, total),
+                    "currentLogId": run.current_trial}  # fmt: skip
             if run.last_metrics:
                 data["metrics"] = run.last_metrics
-            yield _event("progress", f"{run.pk}:{done}:{last_error}", data)
+            events.append(_event("progress", f"{run.pk}:{done}:{self.last_error}", data))
         if run.status not in Layer3Run.IN_FLIGHT:
             if run.status == Layer3Run.Status.FAILED:
-                yield _event("error", f"{run.pk}:{done}:{last_error}", {"logId": "", "error": run.error})
+                events.append(_event("error", f"{run.pk}:{done}:{self.last_error}", {"logId": "", "error": run.error}))
             run.batch.refresh_from_db(fields=["layer3_results"])
             summary = {
                 "success": run.status in (Layer3Run.Status.SUCCEEDED, Layer3Run.Status.STOPPED_BY_BUDGET),
@@ -122,15 +131,53 @@ def _stream(run: Layer3Run, last_done: int, last_error: int):
                 "elapsedMs": run.elapsed_ms,
                 "status": run.status,
             }
-            yield _event("complete", f"{run.pk}:{done}:{last_error}:complete", summary)
-            return
+            events.append(_event("complete", f"{run.pk}:{done}:{self.last_error}:complete", summary))
+            self.finished = True
+        return events
+
+
+class _Clock:
+    """When the response must end and when the next heartbeat is due."""
+
+    def __init__(self) -> None:
         now = time.monotonic()
-        if now >= deadline:
-            return  # the browser reconnects after `retry` with Last-Event-ID
-        if now >= heartbeat:
-            heartbeat = now + HEARTBEAT_SECONDS
-            yield ": heartbeat\n\n"
+        self.deadline, self.heartbeat = now + settings.LAYER3_SSE_SECONDS, now + HEARTBEAT_SECONDS
+
+    def tick(self) -> str | None:
+        """``None`` when the response must end (the browser reconnects), else what to send before waiting."""
+        now = time.monotonic()
+        if now >= self.deadline:
+            return None
+        if now >= self.heartbeat:
+            self.heartbeat = now + HEARTBEAT_SECONDS
+            return ": heartbeat\n\n"
+        return ""
+
+
+def _stream(follower: RunFollower):
+    clock = _Clock()
+    yield f"retry: {RETRY_MS}\n\n"
+    while True:
+        yield from follower.poll()
+        if follower.finished or (extra := clock.tick()) is None:
+            return
+        if extra:
+            yield extra
         time.sleep(POLL_SECONDS)
+
+
+async def _async_stream(follower: RunFollower):
+    clock = _Clock()
+    poll = sync_to_async(follower.poll)  # on the server's database thread, one short query
+    yield f"retry: {RETRY_MS}\n\n"
+    while True:
+        for event in await poll():
+            yield event
+        if follower.finished or (extra := clock.tick()) is None:
+            return
+        if extra:
+            yield extra
+        await asyncio.sleep(POLL_SECONDS)
 
 
 def _percentage(done: int, total: int) -> float:

@@ -12,6 +12,9 @@ Each reactive binding is, in this order of precedence:
 §4.2 supersedes the sketch in §2.2.2, which has no ``unknown`` and calls every other binding ``flow``.
 Ratios divide by ``len(bindings) or 1`` (the TypeScript's ``|| 1``), so no bindings give ratios of 0,
 and are not rounded; ``unknown`` has a count but no ratio, as in ``W2WRTypeDistributionMetrics``.
+
+``binding_types`` gives the type and reason of each binding (the trial graph colours its edges with it);
+``classify_binding_types`` counts them into the metric.
 """
 
 from __future__ import annotations
@@ -25,48 +28,53 @@ _FLOW = ("flow", "Unidirectional update")
 _UNKNOWN = ("unknown", "Unknown binding pattern")
 
 
-def classify_binding_types(spec: UISpec) -> dict:
-    """``W2WRTypeDistributionMetrics`` with ``bindingClassifications`` for the bindings of ``spec``."""
-    bindings = spec.bindings
+def binding_types(spec: UISpec) -> list[tuple[str, str]]:
+    """The ``(type, reason)`` of each binding of ``spec``, in binding order (type: flow, meta, sync or unknown)."""
     sources = spec.source_widgets
     targets = spec.target_widgets
     # The TypeScript's reverseMap (target widget -> its source widgets) answers "is there a binding
     # targetWidget -> sourceWidget"; a set of (source, target) widget pairs answers the same.
     # The parser builds the three lists together, so no strict=True (its keyword costs 0.3 µs a call).
     edges = set(zip(sources, targets))  # noqa: B905
-    flow = meta = sync = unknown = 0
-    classifications = []
-    append = classifications.append
-    for binding, source_widget, target_widget in zip(bindings, sources, targets):  # noqa: B905
+    types = []
+    append = types.append
+    for binding, source_widget, target_widget in zip(spec.bindings, sources, targets):  # noqa: B905
         if (target_widget, source_widget) in edges:
-            sync += 1
-            kind, reason = _SYNC
+            append(_SYNC)
         elif (mechanism := binding.get("mechanism")) == "validate":
-            meta += 1
-            kind, reason = _VALIDATE
+            append(_VALIDATE)
         elif binding.get("complexityCheck") is True:
-            meta += 1
-            kind, reason = _COMPLEXITY_CHECK
+            append(_COMPLEXITY_CHECK)
         elif mechanism == "update":
-            flow += 1
-            kind, reason = _FLOW
+            append(_FLOW)
         else:
-            unknown += 1
-            kind, reason = _UNKNOWN
-        append(
-            {
-                "bindingId": binding["id"],
-                "source": binding["source"],
-                "target": binding["target"],
-                "type": kind,
-                "reason": reason,
-            }
-        )
+            append(_UNKNOWN)
+    return types
+
+
+def classify_binding_types(spec: UISpec) -> dict:
+    """``W2WRTypeDistributionMetrics`` with ``bindingClassifications`` for the bindings of ``spec``."""
+    bindings = spec.bindings
+    types = binding_types(spec)
+    classifications = [
+        {
+            "bindingId": binding["id"],
+            "source": binding["source"],
+            "target": binding["target"],
+            "type": kind,
+            "reason": reason,
+        }
+        for binding, (kind, reason) in zip(bindings, types)  # noqa: B905 - one per binding
+    ]
+    # binding_types returns the module's tuples, so list.count (C speed) counts them.
+    flow = types.count(_FLOW)
+    meta = types.count(_VALIDATE) + types.count(_COMPLEXITY_CHECK)
+    sync = types.count(_SYNC)
 
     total = len(bindings) or 1  # zero-division guard of the seed: `bindings.length || 1`
     return {
         "totalBindings": len(bindings),
-        "distribution": {"flow": flow, "meta": meta, "sync": sync, "unknown": unknown},
+        "distribution": {"flow": flow, "meta": meta, "sync": sync, "unknown": len(bindings) - flow - meta - sync},
         "ratios": {"flow": flow / total, "meta": meta / total, "sync": sync / total},
         "bindingClassifications": classifications,
     }

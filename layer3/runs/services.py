@@ -228,6 +228,24 @@ def _store_chunk(run: Layer3Run, outcome: ChunkOutcome) -> None:
     run.last_metrics = progress_metrics(outcome.last_metrics)
 
 
+def layer3_run_cancel(*, run: Layer3Run) -> Layer3Run:
+    """Stop ``run``: a queued run is cancelled at once (its job never starts it), a running one at its next chunk.
+
+    Nothing evaluated is lost: every stored chunk stays, and the next run continues with the rest.
+    """
+    from core.models import Job
+    from core.services import job_cancel
+
+    job = Job.objects.filter(pk=run.job_id).first() if run.job_id else None
+    if job is not None:
+        job_cancel(job=job)
+    Layer3Run.objects.filter(pk=run.pk, status=Layer3Run.Status.QUEUED).update(
+        status=Layer3Run.Status.CANCELLED, finished_at=timezone.now(), elapsed_ms=0
+    )
+    run.refresh_from_db()
+    return run
+
+
 def _finish(run: Layer3Run, status: str, started: float, *, error: str = "") -> None:
     run.status = status
     run.error = error

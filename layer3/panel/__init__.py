@@ -1,0 +1,1 @@
+"""The Layer3 panel: what its pages draw, in pure Python (no Django)."""
