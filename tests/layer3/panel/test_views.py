@@ -187,6 +187,8 @@ def test_trial_drill_down_escapes_data_and_judge_text(as_researcher, batch):
     assert SCRIPT not in html and "judge says &lt;script&gt;" in html
     assert "<svg" in html and 'data-table="gv-items"' in html and 'data-table="w2wr-bindings"' in html
     assert "style=" not in html.split("<main", 1)[1]
+    binding = metrics["w2wrSemanticCorrectness"]["bindingEvaluations"][0]
+    assert f"<code>{binding['sourceWidget']}.{binding['sourcePort']}</code>" in html
 
 
 def test_trial_with_broken_data_shows_the_json_path(as_researcher, batch):
