@@ -248,13 +248,18 @@ def start_gunicorn(port: int, env: dict, workers: int, worker_class: str, thread
         ],
         cwd=ROOT, env=env, start_new_session=True,
     )  # fmt: skip
-    for _ in range(100):
+    wait_for_port(port)
+    return server
+
+
+def wait_for_port(port: int, attempts: int = 100) -> None:
+    """Until something accepts connections on 127.0.0.1:``port`` (at most ``attempts`` x 0.1 s)."""
+    for _ in range(attempts):
         try:
             with socket.create_connection(("127.0.0.1", port), timeout=0.2):
-                break
+                return
         except OSError:
             time.sleep(0.1)
-    return server
 
 
 def percentile(values: list[float], q: float) -> float:

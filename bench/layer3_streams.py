@@ -42,6 +42,7 @@ from bench.annotator_load import (  # noqa: E402
     prepare,
     run_load,
     start_gunicorn,
+    wait_for_port,
 )
 from bench.import_export import postgres_database  # noqa: E402
 
@@ -133,12 +134,7 @@ def start_uvicorn(port: int, env: dict) -> subprocess.Popen:
         ],
         cwd=ROOT, env=env, start_new_session=True,
     )  # fmt: skip
-    for _ in range(100):
-        try:
-            with socket.create_connection(("127.0.0.1", port), timeout=0.2):
-                break
-        except OSError:
-            time.sleep(0.1)
+    wait_for_port(port)
     return server
 
 

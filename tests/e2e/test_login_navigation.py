@@ -34,6 +34,7 @@ def test_researcher_sees_researcher_navigation_and_can_switch_to_english(page, t
         "ガイドライン",
         "一致率",
         "正解データ",
+        "Layer3",
         "システム状態",
     ]
     with page.expect_navigation():
@@ -44,6 +45,7 @@ def test_researcher_sees_researcher_navigation_and_can_switch_to_english(page, t
         "Guidelines",
         "Agreement",
         "Gold items",
+        "Layer3",
         "System status",
     ]
 

@@ -1,6 +1,7 @@
 """The layer3-progress stream under ASGI (the production stream server): an async generator, same events."""
 
 import json
+import threading
 
 import pytest
 from asgiref.sync import async_to_sync, sync_to_async
@@ -21,6 +22,23 @@ def batch(trials_file, settings, tmp_path):
     settings.LAYER3_SSE_SECONDS = 1.5
     call_command("import_trials", str(trials_file), "--batch", "b")
     return Batch.objects.get(name="b")
+
+
+def run_async(scenario) -> None:
+    """Run ``scenario`` in a thread of its own: the browser tests leave an event loop in the main thread."""
+    failure: list[BaseException] = []
+
+    def target():
+        try:
+            async_to_sync(scenario)()
+        except BaseException as exc:  # re-raised in the test's thread
+            failure.append(exc)
+
+    thread = threading.Thread(target=target)
+    thread.start()
+    thread.join()
+    if failure:
+        raise failure[0]
 
 
 async def read(client: AsyncClient, **headers) -> tuple[object, list[tuple[str, str, dict]]]:
@@ -53,7 +71,7 @@ def test_under_asgi_a_late_client_gets_the_run_and_complete(batch, researcher):
         after, _ = await read(client, **{"Last-Event-ID": events[-1][1]})
         assert after.status_code == 204
 
-    async_to_sync(scenario)()
+    run_async(scenario)
 
 
 def test_under_asgi_a_queued_run_is_followed_until_the_bound(batch, researcher):
@@ -64,7 +82,7 @@ def test_under_asgi_a_queued_run_is_followed_until_the_bound(batch, researcher):
         response, events = await read(client)
         assert response.status_code == 200 and events == []  # bounded: ended after LAYER3_SSE_SECONDS, no event
 
-    async_to_sync(scenario)()
+    run_async(scenario)
 
 
 def test_under_asgi_annotators_are_refused(batch, annotator):
@@ -74,4 +92,4 @@ def test_under_asgi_annotators_are_refused(batch, annotator):
         response = await client.get(URL)
         assert response.status_code == 403
 
-    async_to_sync(scenario)()
+    run_async(scenario)
