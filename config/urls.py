@@ -14,5 +14,6 @@ urlpatterns = [
     path("admin/", admin.site.urls),
     path("api/v1/", include("core.api_urls")),
     path("api/experiment/", include("layer3.api.urls")),
+    path("api/director/", include("director.api.urls")),
     path("api/schema/", SpectacularAPIView.as_view(permission_classes=[IsResearcher]), name="api-schema"),
 ]

@@ -8,8 +8,9 @@ An utterance line::
 checked when the line is evaluated), ``text`` a string, ``history`` (optional) the dialogue so far,
 oldest first, as ``{"speaker", "text"}`` objects. A verdict line is what ``director_check`` writes:
 the utterance's ``id``, ``speaker`` and ``text`` and its verdict (``status``, ``findings``, ``tone``,
-``sentences``, ``topics``, ``modifiedText``, ``rulesVersion``, ``rulesHash``); ``director_replay``
-reads either kind. Any other key is a problem (a misspelt key would otherwise be ignored).
+``sentences``, ``topics``, ``topicHeads``, ``modifiedText``, ``rulesVersion``, ``rulesHash``;
+``topicHeads`` is absent from verdicts written before it was added); ``director_replay`` reads either
+kind. Any other key is a problem (a misspelt key would otherwise be ignored).
 """
 
 from __future__ import annotations
@@ -20,7 +21,17 @@ from dataclasses import dataclass
 from core.jsonl import Problem, describe_value
 
 UTTERANCE_FIELDS = ("id", "speaker", "text", "history")
-VERDICT_FIELDS = ("status", "findings", "tone", "sentences", "topics", "modifiedText", "rulesVersion", "rulesHash")
+VERDICT_FIELDS = (
+    "status",
+    "findings",
+    "tone",
+    "sentences",
+    "topics",
+    "topicHeads",
+    "modifiedText",
+    "rulesVersion",
+    "rulesHash",
+)
 STATUSES = ("PASS", "WARN", "RETRY", "MODIFY")
 
 

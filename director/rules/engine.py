@@ -13,7 +13,8 @@ The steps, each documented in its module:
 
 ``history`` (the dialogue so far) is accepted and not used: the checks that need it (a loop across
 turns, a topic changed too early, §8) are not hard rules of one utterance and are not made here; the
-verdict says nothing about them.
+verdict says nothing about them. ``director.sessions.state`` makes them from the verdict's
+``topic_heads`` and the session state.
 """
 
 from __future__ import annotations
@@ -150,6 +151,7 @@ def check_utterance(
         rules_hash=rules.content_hash,
         speaker=character.id,
         modified_text=modified,
+        topic_heads=tuple(heads),
     )
 
 

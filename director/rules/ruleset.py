@@ -8,8 +8,13 @@ another rule set file, which must hold every key the default does; its character
 
 Everything is validated when loaded; unknown keys are refused and each error is a ``RuleSetError`` naming
 the file and the key path. The cross-checks: ``warn_lines ≤ retry_lines``, ``warn_sentences ≤
-retry_sentences``, ``warn_topics ≤ retry_topics``, ``warn_score ≤ pass_score``; message templates may
-use only their rule's placeholders; no name may belong to two characters.
+retry_sentences``, ``warn_topics ≤ retry_topics``, ``warn_score ≤ pass_score``, ``review.retry_below <
+review.pass_from`` (both from 1 to 5); message templates may use only their rule's placeholders; no name
+may belong to two characters.
+
+``RuleSet.review`` (``ReviewThresholds``, the LLM review §7.1) and ``RuleSet.session``
+(``SessionThresholds``, across turns §8) are the thresholds of the stages after the hard rules; the
+review's numbers are stored as floats (``4`` and ``4.0`` hash the same).
 
 ``RuleSet.content_hash`` is the sha256 of the canonical JSON (sorted keys, no spaces, UTF-8) of the
 validated rule set (its ``characters`` key aside) and of every character as loaded, defaults filled in:
@@ -29,13 +34,27 @@ from director.rules.characters import Character, read_character
 from director.rules.errors import RuleSetError, UnknownCharacter
 from director.rules.prepared import LANGUAGES, MESSAGE_FIELDS, Prepared, template_problem
 from director.rules.schema import Reader, child, read_yaml
+from director.rules.thresholds import SCORE_MAX, SCORE_MIN, ReviewThresholds, SessionThresholds
 
 PACKAGE = Path(__file__).resolve().parent
 DEFAULT_RULE_SET = PACKAGE / "rulesets" / "default.yaml"
 CHARACTERS_DIR = PACKAGE / "characters"
 _ID = re.compile(r"[a-z][a-z0-9_]*\Z")
 
-_SECTIONS = ("version", "thresholds", "setting", "praise", "contradiction", "topics", "topic_loop", "messages")
+_SECTIONS = (
+    "version",
+    "thresholds",
+    "review",
+    "session",
+    "setting",
+    "praise",
+    "contradiction",
+    "topics",
+    "topic_loop",
+    "messages",
+)
+_REVIEW = ("retry_below", "pass_from")
+_SESSION = ("topic_loop_turns", "hook_depth")
 _THRESHOLDS = {
     "format": ("warn_lines", "retry_lines"),
     "scatter": ("warn_sentences", "warn_topics", "retry_sentences", "retry_topics"),
@@ -62,10 +81,22 @@ class RuleSet:
     """A loaded, validated rule set with its characters, compiled once for ``check_utterance``.
 
     ``characters`` maps each canonical id to its names (``{"ayu": ("あゆ",), "yana": ("やな",)}``), ``cast``
-    each id to its ``Character``, ``config`` is the validated rule set, ``path`` the file it came from.
+    each id to its ``Character``, ``config`` is the validated rule set, ``path`` the file it came from;
+    ``review`` and ``session`` are the thresholds of the LLM review and of the session state.
     """
 
-    __slots__ = ("_names", "cast", "characters", "config", "content_hash", "path", "prepared", "version")
+    __slots__ = (
+        "_names",
+        "cast",
+        "characters",
+        "config",
+        "content_hash",
+        "path",
+        "prepared",
+        "review",
+        "session",
+        "version",
+    )
 
     def __init__(self, *, path: Path, config: dict, cast: dict[str, Character], content_hash: str) -> None:
         self.path = path
@@ -74,6 +105,8 @@ class RuleSet:
         self.cast = MappingProxyType(cast)
         self.characters = MappingProxyType({key: character.names for key, character in cast.items()})
         self.content_hash = content_hash
+        self.review = ReviewThresholds(**config["review"])
+        self.session = SessionThresholds(**config["session"])
         names = {}
         for key, character in cast.items():
             names[key] = key
@@ -132,6 +165,14 @@ def _read_config(reader: Reader, raw: object) -> dict:
             key: reader.integer(values[key], child(path, key), minimum, maximum) for key in keys
         }
     _check_order(reader, config["thresholds"])
+    review = reader.fields(data["review"], "review", _REVIEW)
+    config["review"] = {key: reader.number(review[key], child("review", key), SCORE_MIN, SCORE_MAX) for key in _REVIEW}
+    if config["review"]["retry_below"] >= config["review"]["pass_from"]:
+        raise reader.error(
+            "review.retry_below", f"expected a number < pass_from ({review['pass_from']}), got {review['retry_below']}"
+        )
+    session = reader.fields(data["session"], "session", _SESSION)
+    config["session"] = {key: reader.integer(session[key], child("session", key), 1) for key in _SESSION}
     for section, keys in _WORD_LISTS.items():
         values = reader.fields(data[section], section, keys)
         config[section] = {key: reader.words(values[key], child(section, key)) for key in keys}

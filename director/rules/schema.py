@@ -3,7 +3,8 @@
 ``read_yaml`` parses a file with PyYAML's safe loader, refusing duplicate keys (PyYAML would silently
 keep the last one) and reporting syntax errors with their line and column. ``Reader`` checks the
 decoded values: mappings with exactly the allowed keys (unknown keys refused, required keys present),
-integers in a range (``True`` is not an integer here, although Python says it is), non-empty strings
+integers in a range (``True`` is not an integer here, although Python says it is), numbers (integer or
+decimal) in a range, non-empty strings
 and lists of distinct non-empty strings. Each failure raises ``RuleSetError(file, path, problem)``
 with ``path`` spelled ``thresholds.format.retry_lines`` or ``setting.phrases[2]``.
 """
@@ -110,6 +111,16 @@ class Reader:
         ):
             raise self.error(path, f"expected {expected}, got {describe(value)}")
         return value
+
+    def number(self, value: object, path: str, minimum: float, maximum: float) -> float:
+        """A finite number (integer or decimal, not a boolean) in ``minimum..maximum``, as a float."""
+        if (
+            not isinstance(value, int | float)
+            or isinstance(value, bool)
+            or not minimum <= value <= maximum  # also refuses nan
+        ):
+            raise self.error(path, f"expected a number from {minimum} to {maximum}, got {describe(value)}")
+        return float(value)
 
     def flag(self, value: object, path: str) -> bool:
         if not isinstance(value, bool):

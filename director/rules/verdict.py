@@ -7,13 +7,14 @@
                    "evidence": [{"start": 0, "end": 3, "text": "あなた"}, …]}, …],
      "tone": {"marker": 1, "vocab": 0, "style": 1, "score": 2,
               "matched": {"marker": ["ですね"], "vocab": [], "style": "です/ました"}},
-     "sentences": 2, "topics": 1,
+     "sentences": 2, "topics": 1, "topicHeads": ["天気"],
      "modifiedText": "…",                     # only when status is MODIFY
-     "rulesVersion": "1.0", "rulesHash": "<sha256 hex>", "speaker": "ayu"}
+     "rulesVersion": "1.1", "rulesHash": "<sha256 hex>", "speaker": "ayu"}
 
-Evidence offsets index the original text passed to ``check_utterance``: ``text[start:end]`` is the
-evidence's ``text``, whatever normalisation changed. Findings come in the fixed order of ``RULE_ORDER``,
-at most one per rule.
+``topicHeads`` are the distinct topic heads (§6.2, see ``topics``) in text order, ``topics`` their
+count; ``director.sessions`` takes the first as the utterance's leading topic. Evidence offsets index
+the original text passed to ``check_utterance``: ``text[start:end]`` is the evidence's ``text``,
+whatever normalisation changed. Findings come in the fixed order of ``RULE_ORDER``, at most one per rule.
 """
 
 from __future__ import annotations
@@ -102,7 +103,8 @@ class Verdict:
     """The judgment of one utterance (not frozen, as frozen dataclasses are slow to build; do not change one).
 
     ``status`` is the worst finding's (RETRY over WARN), else MODIFY when normalising changed the text
-    that would be displayed (``modified_text`` holds it), else PASS.
+    that would be displayed (``modified_text`` holds it), else PASS. ``topic_heads`` are the distinct
+    topic heads in text order (``topics`` is their count), found whether or not the scatter rule applies.
     """
 
     status: str
@@ -114,6 +116,7 @@ class Verdict:
     rules_hash: str
     speaker: str
     modified_text: str | None = None
+    topic_heads: tuple[str, ...] = ()
 
     def finding(self, rule: str) -> Finding | None:
         """The finding of ``rule``, if that rule found something."""
@@ -129,6 +132,7 @@ class Verdict:
             "tone": self.tone.to_dict(),
             "sentences": self.sentences,
             "topics": self.topics,
+            "topicHeads": list(self.topic_heads),
         }
         if self.modified_text is not None:
             result["modifiedText"] = self.modified_text

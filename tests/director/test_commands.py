@@ -93,12 +93,14 @@ def test_a_bad_rule_set_is_named(tmp_path):
 @pytest.fixture
 def stricter_rules(tmp_path):
     """The shipped rule set with the format WARN at 3 lines instead of 6, as version 1.1-test."""
+    import re
     from pathlib import Path
 
     import director.rules
 
     text = (Path(director.rules.__file__).parent / "rulesets" / "default.yaml").read_text(encoding="utf-8")
-    text = text.replace('version: "1.0"', 'version: "1.1-test"').replace("warn_lines: 6", "warn_lines: 3")
+    text = re.sub(r'^version: ".*"$', 'version: "1.1-test"', text, count=1, flags=re.MULTILINE)
+    text = text.replace("warn_lines: 6", "warn_lines: 3")
     path = tmp_path / "stricter.yaml"
     path.write_text(text, encoding="utf-8")
     return path

@@ -8,13 +8,14 @@ import yaml
 
 from director.rules import CHARACTERS, RuleSetError, check_utterance, load_rule_set
 from director.rules.ruleset import CHARACTERS_DIR, DEFAULT_RULE_SET
+from director.rules.thresholds import ReviewThresholds, SessionThresholds
 from tests.director.rules.helpers import default_data, finding, write_rule_set
 
 EIGHT_LINES = "\n".join(["そっか、いいよね！"] * 8)
 
 
 def test_the_default_rule_set_loads(rules):
-    assert rules.version == "1.0"
+    assert rules.version == "1.1"
     assert re.fullmatch(r"[0-9a-f]{64}", rules.content_hash)
     assert dict(rules.characters) == {"ayu": ("あゆ",), "yana": ("やな",)}
     assert rules.character("やな").applies("praise") is False
@@ -24,7 +25,31 @@ def test_the_default_rule_set_loads(rules):
 
 def test_every_verdict_records_version_and_hash(check, rules):
     result = check("そっか", "yana").to_dict()
-    assert (result["rulesVersion"], result["rulesHash"]) == ("1.0", rules.content_hash)
+    assert (result["rulesVersion"], result["rulesHash"]) == ("1.1", rules.content_hash)
+
+
+def test_the_review_and_session_thresholds(rules):
+    assert rules.review == ReviewThresholds(retry_below=3.5, pass_from=4.0)
+    assert rules.session == SessionThresholds(topic_loop_turns=3, hook_depth=2)
+    assert rules.config["review"] == {"retry_below": 3.5, "pass_from": 4.0}
+    assert rules.config["session"] == {"topic_loop_turns": 3, "hook_depth": 2}
+
+
+def test_a_whole_review_threshold_hashes_like_its_decimal(tmp_path, rules):
+    same = load_rule_set(write_rule_set(tmp_path, lambda data: data["review"].update(pass_from=4)))
+    assert same.review.pass_from == 4.0 and isinstance(same.review.pass_from, float)
+    assert same.content_hash == rules.content_hash
+
+
+def test_changed_review_and_session_thresholds_change_the_hash(tmp_path, rules):
+    def change(data):
+        data["review"].update(retry_below=3, pass_from=4.5)
+        data["session"].update(topic_loop_turns=4, hook_depth=1)
+
+    changed = load_rule_set(write_rule_set(tmp_path, change))
+    assert changed.review == ReviewThresholds(3.0, 4.5)
+    assert changed.session == SessionThresholds(4, 1)
+    assert changed.content_hash != rules.content_hash
 
 
 def test_the_same_content_hashes_the_same_whatever_its_layout(tmp_path, rules):
@@ -115,6 +140,44 @@ def _delete(*path):
             "default.yaml: praise.targets: missing (required here: evaluation_words, targets, predicates)",
         ),
         (_delete("version"), "default.yaml: version: missing"),
+        (_delete("session"), "default.yaml: session: missing"),
+        (
+            _delete("review", "pass_from"),
+            "default.yaml: review.pass_from: missing (required here: retry_below, pass_from)",
+        ),
+        (
+            _set("review", "average", 3.5),
+            "default.yaml: review.average: unknown key; accepted: retry_below, pass_from",
+        ),
+        (_set("review", 3.5), "default.yaml: review: expected a mapping with the keys retry_below, pass_from, got 3.5"),
+        (
+            _set("review", "retry_below", "3.5"),
+            'default.yaml: review.retry_below: expected a number from 1 to 5, got "3.5"',
+        ),
+        (_set("review", "pass_from", 5.5), "default.yaml: review.pass_from: expected a number from 1 to 5, got 5.5"),
+        (_set("review", "retry_below", 0), "default.yaml: review.retry_below: expected a number from 1 to 5, got 0"),
+        (_set("review", "pass_from", True), "default.yaml: review.pass_from: expected a number from 1 to 5, got true"),
+        (
+            _set("review", "pass_from", float("nan")),
+            "default.yaml: review.pass_from: expected a number from 1 to 5, got nan",
+        ),
+        (
+            _set("review", "retry_below", 4.0),
+            "default.yaml: review.retry_below: expected a number < pass_from (4.0), got 4.0",
+        ),
+        (
+            _set("session", "loops", 3),
+            "default.yaml: session.loops: unknown key; accepted: topic_loop_turns, hook_depth",
+        ),
+        (_set("session", "hook_depth", 0), "default.yaml: session.hook_depth: expected an integer ≥ 1, got 0"),
+        (
+            _set("session", "topic_loop_turns", 2.5),
+            "default.yaml: session.topic_loop_turns: expected an integer ≥ 1, got 2.5",
+        ),
+        (
+            _set("session", "topic_loop_turns", "3"),
+            'default.yaml: session.topic_loop_turns: expected an integer ≥ 1, got "3"',
+        ),
         (
             _set("version", 1.0),
             'default.yaml: version: expected a non-empty string (quote it: version: "1.0"), got 1.0',

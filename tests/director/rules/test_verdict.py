@@ -23,10 +23,18 @@ def test_a_clean_utterance_passes_without_modified_text(check, rules):
         },
         "sentences": 1,
         "topics": 0,
-        "rulesVersion": "1.0",
+        "topicHeads": [],
+        "rulesVersion": "1.1",
         "rulesHash": rules.content_hash,
         "speaker": "yana",
     }
+
+
+def test_the_topic_heads_come_in_text_order(check):
+    verdict = check("猫の話です。犬は元気です。猫は寝ています。", "ayu")
+    assert verdict.topic_heads == ("猫", "犬")
+    assert verdict.topics == 2
+    assert verdict.to_dict()["topicHeads"] == ["猫", "犬"]
 
 
 @pytest.mark.parametrize(

@@ -1,0 +1,179 @@
+"""The Director's REST API (issue #15; researcher role, in the OpenAPI schema).
+
+``POST check`` judges one line (± history, ± the LLM review); ``POST sessions`` creates a session;
+``GET sessions/<id>`` returns it with every turn's attempts; ``POST sessions/<id>/turns`` runs the
+retry loop; ``GET verdicts`` lists stored verdicts, filtered and paginated. Errors answer
+``{"success": false, "error", "field"?}``.
+"""
+
+from __future__ import annotations
+
+from django.db.models import Q
+from drf_spectacular.types import OpenApiTypes
+from drf_spectacular.utils import OpenApiParameter, extend_schema
+from rest_framework import status
+from rest_framework.decorators import api_view, parser_classes, permission_classes
+from rest_framework.pagination import PageNumberPagination
+from rest_framework.parsers import JSONParser
+from rest_framework.response import Response
+
+from core.permissions import IsResearcher
+from director.api.requests import RequestError, parse_check, parse_session, parse_turn, parse_verdict_filters
+from director.api.shapes import attempt_dict, session_dict, verdict_dict
+from director.models import DirectorSession, RetryVerdict, UtteranceAttempt
+from director.rules import UnknownCharacter
+from director.rules.ruleset import default_rule_set
+from director.sessions.services import (
+    GenerationUnavailable,
+    TurnConflict,
+    evaluate_line,
+    session_create,
+    state_after_history,
+    turn_run,
+    verdict_store,
+)
+
+_JSON = OpenApiTypes.OBJECT
+_ERRORS = {400: _JSON, 403: _JSON, 404: _JSON}
+
+
+def _error(code: int, message: str, field: str | None = None, **extra) -> Response:
+    body = {"success": False, "error": message, **extra}
+    if field is not None:
+        body["field"] = field
+    return Response(body, status=code)
+
+
+@extend_schema(summary="Judge one line (hard rules, the history's WARNs, optionally the LLM review)",
+               request=_JSON, responses={200: _JSON, **_ERRORS})  # fmt: skip
+@api_view(["POST"])
+@permission_classes([IsResearcher])
+@parser_classes([JSONParser])
+def check(request):
+    try:
+        data = parse_check(request.data)
+        rules = default_rule_set()
+        state = state_after_history(data["history"], rules)
+        history = [(rules.character(speaker).name, text) for speaker, text in data["history"]]
+        evaluation = evaluate_line(
+            text=data["text"], speaker=data["speaker"], state=state, scene=data["scene"], history=history,
+            llm=data["llm"], language=data["language"], rules=rules,
+        )  # fmt: skip
+    except RequestError as exc:
+        return _error(400, str(exc), exc.field)
+    except UnknownCharacter as exc:
+        return _error(400, f"speaker: {exc}", "speaker")
+    stored = verdict_store(evaluation)
+    return Response({"success": True, "verdict": verdict_dict(stored), "topic": evaluation.topic})
+
+
+@extend_schema(summary="Create a Director session", request=_JSON, responses={201: _JSON, **_ERRORS})
+@api_view(["POST"])
+@permission_classes([IsResearcher])
+@parser_classes([JSONParser])
+def sessions(request):
+    try:
+        data = parse_session(request.data)
+        session = session_create(**data, user=request.user)
+    except RequestError as exc:
+        return _error(400, str(exc), exc.field)
+    except (UnknownCharacter, ValueError) as exc:
+        return _error(400, f"speakers: {exc}", "speakers")
+    return Response({"success": True, "session": session_dict(session, [])}, status=201)
+
+
+@extend_schema(summary="A Director session with every turn's attempts and verdicts", responses={200: _JSON, **_ERRORS})
+@api_view(["GET"])
+@permission_classes([IsResearcher])
+def session_detail(request, session_id: int):
+    session = DirectorSession.objects.filter(pk=session_id).first()
+    if session is None:
+        return _error(404, f"no session {session_id}")
+    attempts = UtteranceAttempt.objects.filter(session=session).select_related("verdict").order_by("turn", "number")
+    return Response({"success": True, "session": session_dict(session, attempts)})
+
+
+@extend_schema(summary="Run one turn: generate (or judge the given text), regenerate on RETRY, store every attempt",
+               request=_JSON, responses={200: _JSON, 409: _JSON, **_ERRORS})  # fmt: skip
+@api_view(["POST"])
+@permission_classes([IsResearcher])
+@parser_classes([JSONParser])
+def turns(request, session_id: int):
+    if not DirectorSession.objects.filter(pk=session_id).exists():
+        return _error(404, f"no session {session_id}")
+    try:
+        data = parse_turn(request.data)
+        outcome = turn_run(session_id=session_id, **data)
+    except RequestError as exc:
+        return _error(400, str(exc), exc.field)
+    except UnknownCharacter as exc:
+        return _error(400, f"speaker: {exc}", "speaker")
+    except GenerationUnavailable as exc:
+        return _error(400, str(exc), "text")
+    except TurnConflict as exc:
+        return _error(status.HTTP_409_CONFLICT, str(exc))
+    except ValueError as exc:
+        return _error(400, str(exc), "speaker")
+    shown = outcome.shown
+    return Response({
+        "success": True,
+        "turn": outcome.turn,
+        "speaker": outcome.speaker,
+        "attempts": [attempt_dict(a, v) for a, v in zip(outcome.attempts, outcome.verdicts, strict=True)],
+        "shownAttempt": shown.number if shown else None,
+        "shownText": shown.text if shown else None,
+        "accepted": outcome.accepted,
+        "flag": outcome.flag or None,
+        "reason": outcome.reason,
+        "stateBefore": outcome.state_before,
+        "stateAfter": outcome.state_after,
+    })  # fmt: skip
+
+
+class VerdictPages(PageNumberPagination):
+    page_size = 50
+    page_size_query_param = "pageSize"
+    max_page_size = 500
+
+
+@extend_schema(
+    summary="Stored verdicts, newest first",
+    parameters=[
+        OpenApiParameter("status", str, enum=["PASS", "WARN", "RETRY", "MODIFY"]),
+        OpenApiParameter("rule", str, description="verdicts with a finding of this rule"),
+        OpenApiParameter("speaker", str, description="character id, e.g. ayu"),
+        OpenApiParameter("session", int),
+        OpenApiParameter("since", str, description="ISO 8601 time"),
+        OpenApiParameter("page", int),
+        OpenApiParameter("pageSize", int),
+    ],
+    responses={200: _JSON, **_ERRORS},
+)
+@api_view(["GET"])
+@permission_classes([IsResearcher])
+def verdicts(request):
+    try:
+        filters = parse_verdict_filters(request.query_params)
+    except RequestError as exc:
+        return _error(400, str(exc), exc.field)
+    rows = RetryVerdict.objects.order_by("-created_at", "-pk")
+    if "status" in filters:
+        rows = rows.filter(status=filters["status"])
+    if "rule" in filters:
+        rows = rows.filter(rules__contains=[filters["rule"]]) if _json_contains() else rows.filter(
+            Q(rules__icontains=f'"{filters["rule"]}"'))  # fmt: skip
+    if "speaker" in filters:
+        rows = rows.filter(speaker=filters["speaker"])
+    if "session" in filters:
+        rows = rows.filter(session_id=filters["session"])
+    if "since" in filters:
+        rows = rows.filter(created_at__gte=filters["since"])
+    paginator = VerdictPages()
+    page = paginator.paginate_queryset(rows, request)
+    return paginator.get_paginated_response([verdict_dict(v) for v in page])
+
+
+def _json_contains() -> bool:
+    from django.db import connection
+
+    return connection.features.supports_json_field_contains
