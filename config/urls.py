@@ -10,6 +10,7 @@ urlpatterns = [
     path("", include("core.urls")),
     path("", include("annotation.urls")),
     path("", include("layer3.panel.urls")),
+    path("", include("director.pages.urls")),
     path("i18n/setlang/", login_not_required(set_language), name="set_language"),
     path("admin/", admin.site.urls),
     path("api/v1/", include("core.api_urls")),

@@ -84,6 +84,13 @@ NAV_ITEMS: list[NavItem] = [
         _("Semantic validation of generated UI specs: the eleven metrics per model config, tests, tables, figures."),
     ),
     NavItem(
+        "director",
+        _("Director"),
+        "director:check",
+        RESEARCHER,
+        _("Check lines of the sisters' dialogue against the Director's rules; sessions and verdict statistics."),
+    ),
+    NavItem(
         "system",
         _("System status"),
         "system",

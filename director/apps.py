@@ -7,3 +7,9 @@ class DirectorConfig(AppConfig):
 
     name = "director"
     verbose_name = _("Director")
+
+    def ready(self) -> None:
+        from core.demo import register_demo_part
+        from director.demo import load as demo
+
+        register_demo_part("director", demo.load, order=40)

@@ -55,6 +55,7 @@ class UtteranceAttempt(models.Model):
     generation_error = models.TextField(_("generation error"), blank=True)
     shown = models.BooleanField(_("shown"), default=False)
     prompt_variables = models.JSONField(_("prompt variables"), null=True, blank=True)  # what the generator saw
+    state_after = models.JSONField(_("state after the turn"), null=True, blank=True)  # on the accepted attempt
     created_at = models.DateTimeField(_("created at"), default=timezone.now)
 
     class Meta:

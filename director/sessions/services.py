@@ -206,9 +206,12 @@ def generate_line(*, character, scene: str, history, interventions, feedback: st
 
 def turn_run(
     *, session_id: int, speaker: str | None = None, text: str | None = None, expected_turn: int | None = None,
-    language: str = "ja",
+    language: str = "ja", texts: list[str] | None = None,
 ) -> TurnOutcome:  # fmt: skip
-    """One turn (module docstring). ``text`` given: that line is evaluated once, no generation."""
+    """One turn (module docstring). ``text`` given: that line is evaluated once, no generation; ``texts``:
+    recorded attempts, evaluated in order until one is accepted (a recorded dialogue, no generation)."""
+    if text is not None:
+        texts = [text]
     session = DirectorSession.objects.get(pk=session_id)
     rules = default_rule_set()
     state = SessionState.from_dict(session.state)
@@ -219,18 +222,18 @@ def turn_run(
         raise ValueError(f"speaker: this session's characters are {', '.join(session.speakers)}")
     next_id = session.speakers[1] if speaker_id == session.speakers[0] else session.speakers[0]
     character = rules.character(speaker_id)
-    if text is None and not gateway.configured():
+    if texts is None and not gateway.configured():
         raise GenerationUnavailable("generating lines needs an LLM endpoint (LLM_BASE_URL); give the line as text")
     history = history_lines(session, rules)
     turn = state.turn + 1
     earlier = UtteranceAttempt.objects.filter(session=session, turn=turn).aggregate(n=Max("number"))["n"] or 0
     records: list[AttemptRecord] = []
     feedback = ""
-    for offset in range(1, (1 if text is not None else session.max_retries + 1) + 1):
+    for offset in range(1, (len(texts) if texts is not None else session.max_retries + 1) + 1):
         number = earlier + offset
         variables = None
-        if text is not None:
-            line, error = text, ""
+        if texts is not None:
+            line, error = texts[offset - 1], ""
         else:
             line, error, variables = generate_line(
                 character=character, scene=session.scene, history=history,
@@ -301,6 +304,10 @@ def _store_turn(session, state: SessionState, turn: int, speaker: str, next_spea
                                 warn_findings=warns, next_speaker=speaker)  # fmt: skip
         locked.state = new_state.to_dict()
         locked.save(update_fields=["state", "updated_at"])
+        if accepted:
+            shown_row = attempts[records.index(shown)]
+            shown_row.state_after = locked.state
+            shown_row.save(update_fields=["state_after"])
     shown_attempt = attempts[records.index(shown)] if shown is not None else None
     return TurnOutcome(
         session=locked, turn=turn, speaker=speaker, attempts=attempts, verdicts=verdicts, shown=shown_attempt,

@@ -35,6 +35,7 @@ def test_researcher_sees_researcher_navigation_and_can_switch_to_english(page, t
         "一致率",
         "正解データ",
         "Layer3",
+        "ディレクター",
         "システム状態",
     ]
     with page.expect_navigation():
@@ -46,6 +47,7 @@ def test_researcher_sees_researcher_navigation_and_can_switch_to_english(page, t
         "Agreement",
         "Gold items",
         "Layer3",
+        "Director",
         "System status",
     ]
 

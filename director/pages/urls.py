@@ -1,0 +1,14 @@
+from django.urls import path
+
+from director.pages import views
+
+app_name = "director"
+
+urlpatterns = [
+    path("research/director/", views.check_page, name="check"),
+    path("research/director/verdict/", views.check_verdict, name="check-verdict"),
+    path("research/director/sessions/", views.sessions_page, name="sessions"),
+    path("research/director/sessions/<int:pk>/", views.session_page, name="session"),
+    path("research/director/statistics/", views.stats_page, name="stats"),
+    path("research/director/statistics.csv", views.stats_csv, name="stats-csv"),
+]

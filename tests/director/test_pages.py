@@ -1,0 +1,85 @@
+"""The Director's pages (#15): live check, sessions, statistics; roles, escaping, CSV."""
+
+import csv
+import io
+
+import pytest
+from django.urls import reverse
+
+from director.sessions.services import evaluate_line, session_create, turn_run, verdict_store
+
+pytestmark = pytest.mark.django_db
+SCRIPT = "<script>alert(1)</script>"
+PRAISE = "その考えはすごいです、本当に正しいですね。"
+
+
+@pytest.fixture
+def as_researcher(client, researcher):
+    client.force_login(researcher)
+    return client
+
+
+def pages():
+    return [reverse("director:check"), reverse("director:sessions"), reverse("director:stats"),
+            reverse("director:stats-csv")]  # fmt: skip
+
+
+def test_pages_are_for_researchers(client, annotator):
+    for url in pages():
+        assert client.get(url).status_code == 302
+    client.force_login(annotator)
+    for url in pages():
+        assert client.get(url).status_code == 403
+    assert client.post(reverse("director:check-verdict"), {"text": "x", "speaker": "ayu"}).status_code == 403
+
+
+def test_live_check_highlights_the_praise_and_says_the_llm_was_skipped(as_researcher, settings):
+    settings.LLM_BASE_URL = ""
+    html = as_researcher.post(reverse("director:check-verdict"), {"text": PRAISE, "speaker": "ayu"}).content.decode()
+    assert 'data-status="RETRY"' in html and '<mark class="dir-mark dir-mark-RETRY"' in html
+    assert ">すごい</mark>" in html and 'data-rule="praise"' in html
+    assert 'data-review="skipped"' in html  # a RETRY by the rules: the LLM is not asked
+    passing = "カフェは駅から歩いて十分ほどです。目安として覚えておくと便利ですね。"
+    html = as_researcher.post(reverse("director:check-verdict"), {"text": passing, "speaker": "ayu"}).content.decode()
+    assert 'data-status="PASS"' in html and 'data-review="skipped"' in html and "LLM_BASE_URL" in html
+
+
+def test_live_check_escapes_the_text_and_names_bad_history(as_researcher):
+    html = as_researcher.post(reverse("director:check-verdict"), {"text": SCRIPT, "speaker": "yana"}).content.decode()
+    assert SCRIPT not in html and "&lt;script&gt;" in html
+    html = as_researcher.post(
+        reverse("director:check-verdict"), {"text": "x", "speaker": "yana", "history": "やな: ok\nno colon"}
+    ).content.decode()
+    assert "data-verdict-error" in html and "2" in html
+    html = as_researcher.post(reverse("director:check-verdict"), {"text": "x", "speaker": "taro"}).content.decode()
+    assert "data-verdict-error" in html
+
+
+def test_live_check_with_history_shows_the_topic_loop(as_researcher):
+    history = "あゆ: カフェは静かですね。落ち着きますね。\nやな: カフェはいいよね！"
+    form = {"text": "カフェは駅から近いです。便利ですね。", "speaker": "ayu", "history": history}
+    html = as_researcher.post(reverse("director:check-verdict"), form).content.decode()
+    assert 'data-rule="topic_loop_turns"' in html
+
+
+def test_session_page_folds_attempts_and_shows_the_state(as_researcher, settings):
+    settings.LLM_BASE_URL = ""
+    session = session_create(scene=f"雨 {SCRIPT}", speakers=("ayu", "yana"), llm_review=False)
+    texts = ["私たちは別居しているので、週末だけ会います。そうですね。", "カフェは駅から近いです。便利ですね。"]
+    outcome = turn_run(session_id=session.pk, texts=texts)
+    assert outcome.verdicts[0].status == "RETRY" and outcome.accepted
+    html = as_researcher.get(reverse("director:session", args=[session.pk])).content.decode()
+    assert SCRIPT not in html and "&lt;script&gt;" in html
+    assert 'data-attempt="1"' in html and 'data-attempt="2"' in html and "カフェ" in html
+    assert "dir-state" in html
+
+
+def test_statistics_and_csv(as_researcher):
+    for text, speaker in [(PRAISE, "ayu"), ("えー、ほんと？ 行ってみたいかも！", "yana"), ("=HYPERLINK(1)", "yana")]:
+        verdict_store(evaluate_line(text=text, speaker=speaker, llm=False))
+    html = as_researcher.get(reverse("director:stats")).content.decode()
+    assert "praise" in html and "dir-shares" in html
+    body = as_researcher.get(reverse("director:stats-csv")).content.decode("utf-8-sig")
+    rows = list(csv.reader(io.StringIO(body)))
+    assert rows[0][:3] == ["group", "key", "total"] and rows[1][:3] == ["overall", "all", "3"]
+    assert any(row[:2] == ["rule", "praise"] for row in rows)

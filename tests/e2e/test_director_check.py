@@ -1,0 +1,25 @@
+"""The Director's live check (#15): a praising あゆ line is RETRY with the praise highlighted; edited, it passes."""
+
+from tests.e2e.conftest import log_in, screenshot
+from tests.helpers import make_user
+
+PASSWORD = "pw-for-tests-1"
+
+
+def test_live_check_highlights_praise_and_passes_after_editing(page, transactional_db, settings):
+    settings.LLM_BASE_URL = ""
+    make_user("res_dir", "researcher", password=PASSWORD)
+    log_in(page, "res_dir", PASSWORD)
+    page.click("[data-nav=director]")
+    page.check("input[name=speaker][value=ayu]")
+    page.fill("#line-text", "その考えはすごいです、本当に正しいですね。")
+    page.wait_for_selector("[data-status=RETRY]")
+    marked = page.locator("mark.dir-mark-RETRY").all_inner_texts()
+    assert "すごい" in marked and "正しい" in marked
+    assert page.locator("li[data-rule=praise]").count() == 1
+    assert page.locator("[data-review=skipped]").count() == 1  # offline: the LLM stage is shown as skipped
+    screenshot(page, "director-check-retry")
+    page.fill("#line-text", "カフェは駅から歩いて十分ほどです。目安として覚えておくと便利ですね。")
+    page.wait_for_selector("[data-status=PASS]")
+    assert page.locator("mark.dir-mark-RETRY").count() == 0
+    screenshot(page, "director-check-pass")
