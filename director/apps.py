@@ -11,5 +11,6 @@ class DirectorConfig(AppConfig):
     def ready(self) -> None:
         from core.demo import register_demo_part
         from director.demo import load as demo
+        from director.sessions import job_handlers  # noqa: F401  (registers the director.turns job kind)
 
         register_demo_part("director", demo.load, order=40)

@@ -11,4 +11,5 @@ urlpatterns = [
     path("research/director/sessions/<int:pk>/", views.session_page, name="session"),
     path("research/director/statistics/", views.stats_page, name="stats"),
     path("research/director/statistics.csv", views.stats_csv, name="stats-csv"),
+    path("research/director/statistics/compare/", views.stats_compare, name="stats-compare"),
 ]

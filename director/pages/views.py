@@ -15,7 +15,7 @@ from django.views.decorators.http import require_GET, require_POST
 from core.permissions import researcher_required
 from core.spreadsheet_cells import neutralise_formula
 from director.models import DirectorSession
-from director.pages import reads
+from director.pages import compare, reads
 from director.pages.highlight import segments
 from director.rules import UnknownCharacter
 from director.rules.ruleset import default_rule_set
@@ -121,6 +121,26 @@ def session_page(request, pk: int):
 @require_GET
 def stats_page(request):
     return render(request, "director/pages/stats.html", {"stats": reads.verdict_statistics()})
+
+
+@researcher_required
+@require_POST
+def stats_compare(request):
+    """The shipped rule set against an uploaded candidate on the stored lines; ``?download=1``: the Markdown report."""
+    context = {"stats": reads.verdict_statistics()}
+    try:
+        candidate, name = compare.load_candidate(request.FILES.get("rules"))
+    except compare.CompareError as exc:
+        return render(request, "director/pages/stats.html", {**context, "compare_error": str(exc)}, status=400)
+    lines, baseline, new, skipped = compare.replay_stored(candidate, name)
+    if request.POST.get("download"):
+        response = HttpResponse(
+            compare.report_markdown(lines, baseline, new), content_type="text/markdown; charset=utf-8"
+        )
+        response["Content-Disposition"] = 'attachment; filename="director-replay.md"'
+        return response
+    context |= {"comparison": compare.summary(lines), "sides": (baseline, new), "skipped": skipped}
+    return render(request, "director/pages/stats.html", context)
 
 
 @researcher_required

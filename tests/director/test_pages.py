@@ -83,3 +83,25 @@ def test_statistics_and_csv(as_researcher):
     rows = list(csv.reader(io.StringIO(body)))
     assert rows[0][:3] == ["group", "key", "total"] and rows[1][:3] == ["overall", "all", "3"]
     assert any(row[:2] == ["rule", "praise"] for row in rows)
+
+
+def test_comparing_a_candidate_rule_set_shows_the_transitions(as_researcher):
+    from django.core.files.uploadedfile import SimpleUploadedFile
+
+    from director.rules.ruleset import DEFAULT_RULE_SET
+
+    for text, speaker in [(PRAISE, "ayu"), ("すごいですね。つまり、駅から近いです。", "ayu")]:
+        verdict_store(evaluate_line(text=text, speaker=speaker, llm=False))
+    yaml = DEFAULT_RULE_SET.read_text(encoding="utf-8").replace('version: "1.1"', 'version: "1.1-lenient"')
+    yaml = yaml.replace("evaluation_words: [すごい, ", "evaluation_words: [")
+    url = reverse("director:stats-compare")
+    response = as_researcher.post(url, {"rules": SimpleUploadedFile("lenient.yaml", yaml.encode())})
+    html = response.content.decode()
+    assert response.status_code == 200 and "data-transitions" in html and "1.1-lenient" in html
+    assert 'data-changed="2" data-lines="2"' in html
+    report = as_researcher.post(url, {"rules": SimpleUploadedFile("lenient.yaml", yaml.encode()), "download": "1"})
+    assert report["Content-Type"].startswith("text/markdown") and b"# Director replay" in report.content
+    bad = as_researcher.post(url, {"rules": SimpleUploadedFile("bad.yaml", b"version: 2\nthresholds: {}\n")})
+    assert (
+        bad.status_code == 400 and "bad.yaml" in bad.content.decode() and "data-compare-error" in bad.content.decode()
+    )

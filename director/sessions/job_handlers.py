@@ -1,0 +1,30 @@
+"""The Director's job kind: turns of a session run by a Celery worker through the core job system."""
+
+from __future__ import annotations
+
+from core.jobs import job_handler
+from director.sessions.services import TurnConflict, turn_run
+
+TURNS = "director.turns"
+
+
+@job_handler(TURNS)
+def turns(job, progress) -> dict:
+    """Run ``turns`` turns of a session; params ``{"session_id": int, "turns": int (default 1)}``."""
+    session_id, count = job.params.get("session_id"), int(job.params.get("turns", 1))
+    if not isinstance(session_id, int):
+        raise ValueError("params.session_id: a session id")
+    outcomes = []
+    progress(0, count, f"session {session_id}", force=True)
+    for done in range(1, count + 1):
+        try:
+            outcome = turn_run(session_id=session_id)
+        except TurnConflict as exc:
+            outcomes.append({"conflict": str(exc)})
+            break
+        outcomes.append({"turn": outcome.turn, "accepted": outcome.accepted, "flag": outcome.flag or None,
+                         "shownAttempt": outcome.shown.number if outcome.shown else None})  # fmt: skip
+        progress(done, count, f"turn {outcome.turn}: {outcome.reason}")
+        if outcome.flag == "generation_failed":
+            break
+    return {"session_id": session_id, "turns": outcomes}
