@@ -130,6 +130,7 @@ try:
     LLM_BASE_URL = env_str("LLM_BASE_URL")
     LLM_API_KEY = env_str("LLM_API_KEY")
     LLM_MODEL = env_str("LLM_MODEL")
+    DIRECTOR_MODEL = env_str("DIRECTOR_MODEL")  # the Director's LLM review (seed 004 §7); "" = LLM_MODEL
     LLM_MAX_CONCURRENCY = env_int("LLM_MAX_CONCURRENCY", 16, minimum=1)
     LLM_REQUESTS_PER_MINUTE = env_int("LLM_REQUESTS_PER_MINUTE", 0, minimum=0)
     LLM_TIMEOUT_SECONDS = env_float("LLM_TIMEOUT_SECONDS", 60.0, minimum=0.1)

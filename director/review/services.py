@@ -51,9 +51,9 @@ def review_line(
     started = time.monotonic()
     if not gateway.configured():
         return ReviewOutcome("skipped", note="no LLM endpoint is configured (LLM_BASE_URL)")
-    model = model or settings.LLM_MODEL
+    model = model or settings.DIRECTOR_MODEL or settings.LLM_MODEL
     if not model:
-        return ReviewOutcome("skipped", note="no model: set LLM_MODEL or choose a model for the session")
+        return ReviewOutcome("skipped", note="no model: set DIRECTOR_MODEL or LLM_MODEL, or choose one for the session")
     variables = {"scene": scene or "（指定なし）", "characters": characters, "history": history,
                  "speaker": speaker, "utterance": text}  # fmt: skip
     try:

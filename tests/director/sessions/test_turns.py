@@ -201,3 +201,10 @@ def test_two_turns_of_one_session_at_once_never_both_advance_it(director):
     assert session.state["turn"] == 1
     assert UtteranceAttempt.objects.filter(session=session).count() == 1
     assert DirectorSession.objects.get(pk=session.pk).state["turn"] == 1
+
+
+def test_the_review_uses_the_director_model_when_configured(director, settings):
+    settings.DIRECTOR_MODEL = "gemma2-27b"
+    evaluation = evaluate_line(text=PASSING_AYU, speaker="ayu")
+    assert evaluation.review.model == "gemma2-27b"
+    assert [r["json"]["model"] for r in director.server.requests if isinstance(r.get("json"), dict)] == ["gemma2-27b"]
