@@ -35,9 +35,12 @@ def load_candidate(upload) -> tuple:
             raise CompareError(str(exc)) from None
 
 
-def replay_stored(candidate, name: str) -> tuple[list[ReplayLine], RuleSide, RuleSide, int]:
-    """The stored lines judged under the shipped rule set and under ``candidate``; also how many were skipped."""
-    baseline = default_rule_set()
+def replay_stored(
+    candidate, name: str, baseline=None, baseline_name: str = "shipped default.yaml"
+) -> tuple[list[ReplayLine], RuleSide, RuleSide, int]:
+    """The stored lines judged under ``baseline`` (default: the shipped rule set) and under ``candidate``;
+    also how many were skipped (a speaker one of the two does not know)."""
+    baseline = baseline or default_rule_set()
     seen, lines, skipped = set(), [], 0
     rows = RetryVerdict.objects.order_by("-created_at", "-pk").values_list("pk", "speaker", "text")
     for pk, speaker, text in rows.iterator(chunk_size=1000):
@@ -53,7 +56,7 @@ def replay_stored(candidate, name: str) -> tuple[list[ReplayLine], RuleSide, Rul
         lines.append(ReplayLine(str(pk), speaker, text, old, new))
         if len(lines) >= MAX_LINES:
             break
-    sides = (RuleSide("shipped default.yaml", baseline.version, baseline.content_hash),
+    sides = (RuleSide(baseline_name, baseline.version, baseline.content_hash),
              RuleSide(name, candidate.version, candidate.content_hash))  # fmt: skip
     return lines, *sides, skipped
 

@@ -130,9 +130,12 @@ def stats_compare(request):
     context = {"stats": reads.verdict_statistics()}
     try:
         candidate, name = compare.load_candidate(request.FILES.get("rules"))
+        base, base_name = (None, "shipped default.yaml")
+        if request.FILES.get("baseline"):
+            base, base_name = compare.load_candidate(request.FILES["baseline"])
     except compare.CompareError as exc:
         return render(request, "director/pages/stats.html", {**context, "compare_error": str(exc)}, status=400)
-    lines, baseline, new, skipped = compare.replay_stored(candidate, name)
+    lines, baseline, new, skipped = compare.replay_stored(candidate, name, base, base_name)
     if request.POST.get("download"):
         response = HttpResponse(
             compare.report_markdown(lines, baseline, new), content_type="text/markdown; charset=utf-8"

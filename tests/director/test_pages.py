@@ -105,3 +105,20 @@ def test_comparing_a_candidate_rule_set_shows_the_transitions(as_researcher):
     assert (
         bad.status_code == 400 and "bad.yaml" in bad.content.decode() and "data-compare-error" in bad.content.decode()
     )
+
+
+def test_comparing_two_uploaded_rule_sets(as_researcher):
+    from django.core.files.uploadedfile import SimpleUploadedFile
+
+    from director.rules.ruleset import DEFAULT_RULE_SET
+
+    verdict_store(evaluate_line(text=PRAISE, speaker="ayu", llm=False))
+    shipped = DEFAULT_RULE_SET.read_text(encoding="utf-8")
+    old = shipped.replace('version: "1.1"', 'version: "old"')
+    new = shipped.replace('version: "1.1"', 'version: "new"')
+    response = as_researcher.post(reverse("director:stats-compare"), {
+        "rules": SimpleUploadedFile("new.yaml", new.encode()),
+        "baseline": SimpleUploadedFile("old.yaml", old.encode()),
+    })  # fmt: skip
+    html = response.content.decode()
+    assert "old.yaml" in html and "new.yaml" in html and 'data-changed="0" data-lines="1"' in html
