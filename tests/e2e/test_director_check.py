@@ -11,6 +11,7 @@ def test_live_check_highlights_praise_and_passes_after_editing(page, transaction
     make_user("res_dir", "researcher", password=PASSWORD)
     log_in(page, "res_dir", PASSWORD)
     page.click("[data-nav=director]")
+    page.wait_for_load_state("load")  # htmx binds the form when the page has loaded; type after that, as a person does
     page.check("input[name=speaker][value=ayu]")
     page.fill("#line-text", "その考えはすごいです、本当に正しいですね。")
     page.wait_for_selector("[data-status=RETRY]")

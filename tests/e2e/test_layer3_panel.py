@@ -44,6 +44,7 @@ def test_researcher_runs_the_baseline_judge_from_the_modal_and_watches_it(
     assert page.locator(f"a:text-is('{BATCH}')").count() == 1
     screenshot(page, "layer3-batches")
     page.click(f"a:text-is('{BATCH}')")
+    page.wait_for_load_state("load")  # the dialog's script and htmx are bound once the page has loaded
     assert page.locator("[data-card=GV_UR] .l3-card-value").inner_text().endswith("%")
     screenshot(page, "layer3-panel")
 
@@ -75,6 +76,7 @@ def test_researcher_runs_the_baseline_judge_from_the_modal_and_watches_it(
 
     # Back on the page: cards and tables are filled; switch the statistics metric
     page.click("[data-done-link]")
+    page.wait_for_load_state("load")
     assert page.locator("[data-card=W2WR_CR] .l3-card-value").inner_text().endswith("%")
     assert page.locator("#models tbody tr").count() == 5
     page.select_option("#metric-select", "WS_ENT")
