@@ -192,6 +192,7 @@ INSTALLED_APPS = [
     "axes",
     "rest_framework",
     "drf_spectacular",
+    "drf_spectacular_sidecar",
     "core",
     "llm",
     "annotation",
@@ -300,7 +301,10 @@ WHITENOISE_AUTOREFRESH = DEBUG
 
 # --- REST API -------------------------------------------------------------------------------
 REST_FRAMEWORK = {
-    "DEFAULT_AUTHENTICATION_CLASSES": ["core.api_auth.SessionAuthenticationWithChallenge"],
+    "DEFAULT_AUTHENTICATION_CLASSES": [
+        "core.api_auth.SessionAuthenticationWithChallenge",
+        "core.api_tokens.TokenAuthentication",
+    ],
     "DEFAULT_PERMISSION_CLASSES": ["rest_framework.permissions.IsAuthenticated"],
     "DEFAULT_RENDERER_CLASSES": ["rest_framework.renderers.JSONRenderer"],
     "DEFAULT_SCHEMA_CLASS": "drf_spectacular.openapi.AutoSchema",
@@ -313,6 +317,10 @@ SPECTACULAR_SETTINGS = {
     "DESCRIPTION": "Annotation, Layer3 validation and Director judgment APIs.",
     "VERSION": "1.0.0",
     "SERVE_INCLUDE_SCHEMA": False,
+    # Swagger UI and Redoc from the drf-spectacular-sidecar package, served by this site (no CDN)
+    "SWAGGER_UI_DIST": "SIDECAR",
+    "SWAGGER_UI_FAVICON_HREF": "SIDECAR",
+    "REDOC_DIST": "SIDECAR",
 }
 
 # --- logging --------------------------------------------------------------------------------

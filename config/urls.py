@@ -1,8 +1,9 @@
+from csp.decorators import csp_update
 from django.contrib import admin
 from django.contrib.auth.decorators import login_not_required
 from django.urls import include, path
 from django.views.i18n import set_language
-from drf_spectacular.views import SpectacularAPIView
+from drf_spectacular.views import SpectacularAPIView, SpectacularRedocView, SpectacularSwaggerSplitView
 
 from core.permissions import IsResearcher
 
@@ -17,4 +18,22 @@ urlpatterns = [
     path("api/experiment/", include("layer3.api.urls")),
     path("api/director/", include("director.api.urls")),
     path("api/schema/", SpectacularAPIView.as_view(permission_classes=[IsResearcher]), name="api-schema"),
+    # The documentation pages render with styles their scripts inject (Swagger UI, Redoc): inline styles
+    # are allowed on these two pages only; scripts stay this site's own.
+    path(
+        "api/docs/",
+        csp_update({"style-src": ["'unsafe-inline'"]})(
+            SpectacularSwaggerSplitView.as_view(url_name="api-schema", permission_classes=[IsResearcher])
+        ),
+        name="api-docs",
+    ),
+    path(
+        "api/redoc/",
+        csp_update({"style-src": ["'unsafe-inline'"], "worker-src": ["blob:"]})(
+            SpectacularRedocView.as_view(
+                url_name="api-schema", permission_classes=[IsResearcher], template_name="core/redoc.html"
+            )
+        ),
+        name="api-redoc",
+    ),
 ]

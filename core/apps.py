@@ -7,4 +7,4 @@ class CoreConfig(AppConfig):
     verbose_name = _("Core")
 
     def ready(self) -> None:
-        from core import job_handlers  # noqa: F401  (registers the core job kinds)
+        from core import api_schema, job_handlers  # noqa: F401  (the schema's auth schemes; the core job kinds)

@@ -69,3 +69,26 @@ class DemoLoad(models.Model):
 
     def __str__(self) -> str:
         return self.part
+
+
+class ApiToken(models.Model):
+    """A personal token for scripts: ``Authorization: Token <key>``. Only its sha256 is stored; the key is
+    shown once, when it is created. Revoked tokens stay listed (who had access, until when)."""
+
+    user = models.ForeignKey(
+        settings.AUTH_USER_MODEL, verbose_name=_("user"), on_delete=models.CASCADE, related_name="api_tokens"
+    )
+    name = models.CharField(_("name"), max_length=100)
+    prefix = models.CharField(_("prefix"), max_length=12)  # the key's first characters, to recognise it
+    digest = models.CharField(_("digest"), max_length=64, unique=True)  # sha256 of the key
+    created_at = models.DateTimeField(_("created at"), auto_now_add=True)
+    last_used_at = models.DateTimeField(_("last used"), null=True, blank=True)
+    revoked_at = models.DateTimeField(_("revoked"), null=True, blank=True)
+
+    class Meta:
+        ordering = ["-created_at", "-pk"]
+        verbose_name = _("API token")
+        verbose_name_plural = _("API tokens")
+
+    def __str__(self) -> str:
+        return f"{self.name} ({self.prefix}…)"

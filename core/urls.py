@@ -1,7 +1,7 @@
 from django.contrib.auth import views as auth_views
 from django.urls import path
 
-from core import views
+from core import token_views, views
 
 urlpatterns = [
     path("", views.home, name="home"),
@@ -12,4 +12,6 @@ urlpatterns = [
     path("system/worker-check/", views.worker_check, name="worker-check"),
     path("jobs/<uuid:job_id>/", views.job_detail, name="job-detail"),
     path("jobs/<uuid:job_id>/cancel/", views.job_cancel_view, name="job-cancel"),
+    path("account/tokens/", token_views.tokens, name="api-tokens"),
+    path("account/tokens/<int:token_id>/revoke/", token_views.token_revoke_view, name="api-token-revoke"),
 ]
