@@ -2,9 +2,16 @@
 
 from __future__ import annotations
 
+from urllib.parse import urlencode
+
+from django.urls import reverse
+from django.utils.translation import gettext as _
+from django.utils.translation import gettext_lazy
+
 from annotation.aggregation.reports import N_BOOT, SEED
 from annotation.models import Batch
 from annotation.services import agreement_report_create
+from core.job_display import register_job_display
 from core.jobs import job_handler
 
 AGREEMENT_REPORT = "annotation.agreement_report"
@@ -25,3 +32,12 @@ def agreement_report(job, progress) -> dict:
     report = agreement_report_create(batch=batch, user=job.created_by, n_boot=n_boot, seed=SEED)
     progress(1, 1, f"stored agreement report {report.pk}")
     return {"report_id": report.pk, "batch_id": batch.pk, "passed": report.passed}
+
+
+def _report_summary(result: dict) -> tuple[str, str | None]:
+    verdict = _("passed") if result["passed"] else _("not passed")
+    text = _("Agreement report #%(id)s saved (%(verdict)s).") % {"id": result["report_id"], "verdict": verdict}
+    return text, f"{reverse('annotation:dashboard')}?{urlencode({'batch': result['batch_id']})}"
+
+
+register_job_display(AGREEMENT_REPORT, gettext_lazy("Agreement report"), _report_summary)

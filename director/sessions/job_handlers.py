@@ -2,6 +2,11 @@
 
 from __future__ import annotations
 
+from django.urls import reverse
+from django.utils.translation import gettext as _
+from django.utils.translation import gettext_lazy
+
+from core.job_display import register_job_display
 from core.jobs import job_handler
 from director.sessions.services import TurnConflict, turn_run
 
@@ -28,3 +33,14 @@ def turns(job, progress) -> dict:
         if outcome.flag == "generation_failed":
             break
     return {"session_id": session_id, "turns": outcomes}
+
+
+def _turns_summary(result: dict) -> tuple[str, str | None]:
+    turns = [t for t in result["turns"] if "turn" in t]
+    accepted = sum(1 for t in turns if t["accepted"])
+    text = _("Session %(id)s: %(n)s turns run, %(accepted)s lines accepted.") % {
+        "id": result["session_id"], "n": len(turns), "accepted": accepted}  # fmt: skip
+    return text, reverse("director:session", args=[result["session_id"]])
+
+
+register_job_display(TURNS, gettext_lazy("Director turns"), _turns_summary)

@@ -2,6 +2,11 @@
 
 from __future__ import annotations
 
+from django.urls import reverse
+from django.utils.translation import gettext as _
+from django.utils.translation import gettext_lazy
+
+from core.job_display import register_job_display
 from core.jobs import job_handler
 from layer3.models import Layer3Run
 from layer3.runs.services import RunObserver, layer3_run_execute
@@ -37,9 +42,21 @@ def evaluate(job, progress) -> dict:
     return {
         "run_id": run.pk,
         "batch": run.batch.name,
+        "batch_id": run.batch_id,
         "status": run.status,
         "evaluated": run.evaluated_count,
         "skipped": run.skipped_count,
         "errors": run.error_count,
         "left_for_later": run.unjudged_count,
     }
+
+
+def _run_summary(result: dict) -> tuple[str, str | None]:
+    text = _("Batch %(batch)s evaluated: %(evaluated)s trials, %(errors)s not evaluable, %(skipped)s skipped.") % {
+        "batch": result["batch"], "evaluated": result["evaluated"], "errors": result["errors"],
+        "skipped": result["skipped"]}  # fmt: skip
+    url = reverse("layer3:batch", args=[result["batch_id"]]) if result.get("batch_id") else None
+    return text, url
+
+
+register_job_display(EVALUATE, gettext_lazy("Layer3 evaluation"), _run_summary)
