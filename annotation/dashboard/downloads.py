@@ -1,0 +1,74 @@
+"""Downloads from the agreement dashboard: a batch's ratings, its consensus and rejected items, its report.
+
+The same files as the commands write (``export_annotations``, ``export_consensus`` / ``merge_annotations``
+defaults, ``kappa_calculator``), as JSONL or JSON downloads named after the batch; researchers only.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+
+from django.http import Http404, HttpResponse, StreamingHttpResponse
+from django.shortcuts import get_object_or_404
+from django.utils.http import content_disposition_header
+from django.views.decorators.http import require_GET
+
+from annotation.aggregation.consensus import merge_with_exclusions
+from annotation.axes import MIN_CONFIDENCE, MIN_KAPPA
+from annotation.io.dataset import rating_set
+from annotation.io.exports import annotation_lines
+from annotation.models import AgreementReport, Batch
+from annotation.selectors import annotation_records
+from core.permissions import researcher_required
+
+_encode = json.JSONEncoder(ensure_ascii=False, allow_nan=False).encode
+
+
+def _filename(batch: Batch, what: str, extension: str) -> str:
+    return re.sub(r"[^\w.-]", "_", f"{batch.name}-{what}") + extension
+
+
+def _attach(response, filename: str):
+    response["Content-Disposition"] = content_disposition_header(as_attachment=True, filename=filename)
+    return response
+
+
+@researcher_required
+@require_GET
+def ratings(request, pk: int):
+    batch = get_object_or_404(Batch, pk=pk)
+    lines = (line if line.endswith("\n") else line + "\n" for line in annotation_lines(batch_name=batch.name))
+    response = StreamingHttpResponse(lines, content_type="application/x-ndjson; charset=utf-8")
+    return _attach(response, _filename(batch, "ratings", ".jsonl"))
+
+
+@researcher_required
+@require_GET
+def consensus(request, pk: int, part: str):
+    """``part``: "consensus" or "rejected", merged with the export_consensus defaults."""
+    batch = get_object_or_404(Batch, pk=pk)
+    if part not in ("consensus", "rejected"):
+        raise Http404("consensus or rejected")
+    records = annotation_records(batch_name=batch.name)
+    if not records:
+        raise Http404(f"batch {batch.name} has no ratings yet")
+    result, _summary = merge_with_exclusions(
+        rating_set(records), method="weighted_average", min_kappa=MIN_KAPPA, min_confidence=MIN_CONFIDENCE
+    )
+    rows = result.consensus if part == "consensus" else result.rejected
+    body = "".join(_encode(row) + "\n" for row in rows)
+    return _attach(HttpResponse(body, content_type="application/x-ndjson; charset=utf-8"),
+                   _filename(batch, part, ".jsonl"))  # fmt: skip
+
+
+@researcher_required
+@require_GET
+def report(request, pk: int):
+    batch = get_object_or_404(Batch, pk=pk)
+    stored = AgreementReport.objects.filter(batch=batch).order_by("-created_at", "-pk").first()
+    if stored is None:
+        raise Http404(f"batch {batch.name} has no agreement report yet")
+    body = json.dumps(stored.report, ensure_ascii=False, indent=2, allow_nan=False)
+    return _attach(HttpResponse(body, content_type="application/json; charset=utf-8"),
+                   _filename(batch, f"agreement-report-{stored.pk}", ".json"))  # fmt: skip
