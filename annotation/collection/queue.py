@@ -17,7 +17,7 @@ from datetime import timedelta
 from enum import StrEnum
 
 from django.db import IntegrityError, connection, transaction
-from django.db.models import Count, F, OuterRef, Subquery, Value
+from django.db.models import Count, Exists, F, OuterRef, Subquery, Value
 from django.db.models.functions import Coalesce
 from django.utils import timezone
 
@@ -184,6 +184,21 @@ def _next_candidate(*, batch: Batch, annotator_id: int) -> Dialogue | None:
     )
     found = list(Dialogue.objects.raw(sql, [batch.pk, batch.annotations_per_item, annotator_id, annotator_id]))
     return found[0] if found else None
+
+
+def work_left(*, batch: Batch, annotator) -> bool:
+    """Whether ``assignment_next`` would give ``annotator`` an item of ``batch``: a reservation of theirs is
+    open, or an item is under its quota that they have neither been given nor rated (the queue's rule)."""
+    if Assignment.objects.filter(batch=batch, annotator=annotator, status=Assignment.Status.RESERVED).exists():
+        return True
+    given = Assignment.objects.filter(dialogue_id=OuterRef("dialogue_id"), annotator=annotator)
+    rated = Annotation.objects.filter(dialogue_id=OuterRef("dialogue_id"), annotator=annotator)
+    return (
+        QueueEntry.objects.filter(batch=batch, taken_count__lt=batch.annotations_per_item)
+        .exclude(Exists(given))
+        .exclude(Exists(rated))
+        .exists()
+    )
 
 
 def assignment_next(*, batch: Batch, annotator) -> Assignment | None:

@@ -30,6 +30,7 @@ from annotation.collection.queue import (
     assignment_skip,
     batch_get,
     rating_submit,
+    work_left,
 )
 from annotation.collection.training import qualification_required
 from annotation.guidelines.scale import AXIS_NAMES, axes_info
@@ -42,7 +43,10 @@ logger = logging.getLogger(__name__)
 
 def _batches_for(user):
     mine = Count("dialogues__annotations", filter=Q(dialogues__annotations__annotator=user), distinct=True)
-    return Batch.objects.annotate(n_items=Count("dialogues", distinct=True), n_mine=mine).filter(n_items__gt=0)
+    batches = list(Batch.objects.annotate(n_items=Count("dialogues", distinct=True), n_mine=mine).filter(n_items__gt=0))
+    for batch in batches:  # only offer "start / continue" where the queue has an item for this annotator
+        batch.work_left = work_left(batch=batch, annotator=user)
+    return batches
 
 
 @annotator_required

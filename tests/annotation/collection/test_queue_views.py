@@ -185,3 +185,21 @@ def test_a_failure_finding_the_next_item_does_not_lose_the_rating(client, rater,
     assert response.status_code == 200
     assert Annotation.objects.filter(annotator=rater).count() == 1
     assert Assignment.objects.get(pk=first).status == "submitted"
+
+
+def test_start_is_not_offered_when_nothing_is_left_for_the_annotator(client, rater, batch):
+    from annotation.collection.queue import work_left
+
+    assert work_left(batch=batch, annotator=rater)
+    for _ in range(2):  # rate both items
+        html = client.get(f"/annotate/{batch.pk}/").content.decode()
+        client.post(f"/annotate/{batch.pk}/{_assignment_id(html)}/submit/", _rating())
+    assert Annotation.objects.filter(annotator=rater).count() == 2
+    assert not work_left(batch=batch, annotator=rater)
+    html = client.get("/annotate/").content.decode()
+    assert 'data-batch-done="b"' in html and 'data-batch="b"' not in html
+    other = make_qualified_annotator("other")
+    assert work_left(batch=batch, annotator=other)  # quota 2: one slot left on each item
+    Batch.objects.filter(pk=batch.pk).update(annotations_per_item=1)
+    batch.refresh_from_db()
+    assert not work_left(batch=batch, annotator=other)  # every item has its one rating
