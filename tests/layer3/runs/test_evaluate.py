@@ -175,6 +175,7 @@ def test_a_queued_run_is_executed_by_the_worker_through_a_job(batch, monkeypatch
     assert job.result == {
         "run_id": run.pk,
         "batch": "b",
+        "batch_id": batch.pk,
         "status": "succeeded",
         "evaluated": 18,
         "skipped": 0,
