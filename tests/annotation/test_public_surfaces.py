@@ -34,6 +34,9 @@ URLS = {
     "annotation:qualification-results": "training/results/",
     "annotation:dashboard": "research/agreement/",
     "annotation:dashboard-recompute": "research/agreement/recompute/",
+    "annotation:download-ratings": "research/agreement/<int:pk>/ratings.jsonl",
+    "annotation:download-consensus": "research/agreement/<int:pk>/<str:part>.jsonl",
+    "annotation:download-report": "research/agreement/<int:pk>/report.json",
 }
 
 
