@@ -31,6 +31,7 @@
     source.addEventListener("progress", function (event) {
       var data = JSON.parse(event.data);
       panel.dataset.progressEvents = String(Number(panel.dataset.progressEvents || 0) + 1);
+      panel.dataset.progressSeen = (panel.dataset.progressSeen ? panel.dataset.progressSeen + " " : "") + data.percentage;
       $("[data-progress]").value = data.percentage;
       $("[data-percent]").textContent = data.percentage.toFixed(1) + "%";
       $("[data-done]").textContent = data.current;

@@ -24,7 +24,7 @@ def slow_chunks(monkeypatch):
     store = services._store_chunk
 
     def slowly(run, outcome):
-        time.sleep(0.3)
+        time.sleep(0.5)
         store(run, outcome)
 
     monkeypatch.setattr(services, "JUDGED_CHUNK_SIZE", 10)
@@ -60,13 +60,13 @@ def test_researcher_runs_the_baseline_judge_from_the_modal_and_watches_it(
 
     progress = page.locator(".l3-progress")
     page.wait_for_function("() => Number(document.querySelector('.l3-progress')?.dataset.progressEvents || 0) >= 1")
-    first = page.evaluate("document.querySelector('[data-progress]').value")
     screenshot(page, "layer3-modal-in-progress")
     page.wait_for_selector("[data-summary]:not([hidden])", timeout=60_000)
     events = int(progress.get_attribute("data-progress-events"))
     assert events >= 2, "the bar advanced in steps over SSE"
     assert page.evaluate("document.querySelector('[data-progress]').value") == 100
-    assert first < 100
+    seen = [float(value) for value in progress.get_attribute("data-progress-seen").split()]
+    assert seen[0] < 100 and seen == sorted(seen) and seen[-1] == 100  # the bar advanced, never backwards
     assert progress.get_attribute("data-status") == "succeeded"
     assert page.locator("[data-error-count]").inner_text() == "2"  # the demo's two damaged trials, as they happened
     assert page.locator("[data-summary-value=GV_UR]").inner_text().endswith("%")
