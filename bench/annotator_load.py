@@ -252,6 +252,21 @@ def start_gunicorn(port: int, env: dict, workers: int, worker_class: str, thread
     return server
 
 
+def server_env(database_url: str, var_dir: str, **extra: str) -> dict:
+    """The environment of a benchmarked server: production settings on ``database_url``, quiet logs."""
+    return {
+        **os.environ,
+        "DATABASE_URL": database_url,
+        "DEBUG": "0",
+        "SECRET_KEY": "bench-only-" + "0" * 32,
+        "SECURE_COOKIES": "0",
+        "LOG_LEVEL": "WARNING",
+        "VAR_DIR": var_dir,
+        "DB_CONN_MAX_AGE": "300",
+        **extra,
+    }
+
+
 def wait_for_port(port: int, attempts: int = 100) -> None:
     """Until something accepts connections on 127.0.0.1:``port`` (at most ``attempts`` x 0.1 s)."""
     for _ in range(attempts):
@@ -333,16 +348,7 @@ def main() -> int:
         batch_id = prepare(database_url, n_items=max(20_000, expected // 3 + 1000), n_annotators=n_clients)
         port = free_port()
         var = tempfile.mkdtemp(prefix="jaiml-load-")
-        env = {
-            **os.environ,
-            "DATABASE_URL": database_url,
-            "DEBUG": "0",
-            "SECRET_KEY": "bench-only-" + "0" * 32,
-            "SECURE_COOKIES": "0",
-            "LOG_LEVEL": "WARNING",
-            "VAR_DIR": var,
-            "DB_CONN_MAX_AGE": "300",
-        }
+        env = server_env(database_url, var)
         server = start_gunicorn(port, env, args.workers, args.worker_class, args.threads)
         print(
             f"gunicorn: {args.workers} workers x {args.threads} threads ({args.worker_class}), PostgreSQL, "

@@ -41,6 +41,7 @@ from bench.annotator_load import (  # noqa: E402
     percentile,
     prepare,
     run_load,
+    server_env,
     start_gunicorn,
     wait_for_port,
 )
@@ -179,17 +180,7 @@ def main() -> int:
         batch_id = prepare(database_url, n_items=n_items, n_annotators=args.clients)
         layer3_batch = prepare_layer3()
         port = free_port()
-        env = {
-            **os.environ,
-            "DATABASE_URL": database_url,
-            "DEBUG": "0",
-            "SECRET_KEY": "bench-only-" + "0" * 32,
-            "SECURE_COOKIES": "0",
-            "LOG_LEVEL": "WARNING",
-            "VAR_DIR": tempfile.mkdtemp(prefix="jaiml-streams-"),
-            "DB_CONN_MAX_AGE": "300",
-            "LAYER3_SSE_SECONDS": "10",
-        }
+        env = server_env(database_url, tempfile.mkdtemp(prefix="jaiml-streams-"), LAYER3_SSE_SECONDS="10")
         server = start_gunicorn(port, env, args.workers, args.worker_class, args.threads)
         stream_port = port
         if args.stream_server == "uvicorn":

@@ -42,7 +42,7 @@ def results_document(batch: Batch, *, model_config: str | None = None, correctio
         overall = by_model[0]["layer3"] if by_model else None
         statistics = compare_model_configs({}, correction=correction)  # one model config: no pairs
     elif correction != "bonferroni" or statistics is None:
-        statistics = compare_model_configs(_grouped_metrics(batch), correction=correction)
+        statistics = compare_model_configs(metrics_by_model(batch), correction=correction)
     return {
         "batchId": batch.name,
         "experimentId": batch.experiment_id,
@@ -53,7 +53,9 @@ def results_document(batch: Batch, *, model_config: str | None = None, correctio
     }
 
 
-def _grouped_metrics(batch: Batch) -> dict[str, list[dict]]:
+def metrics_by_model(batch: Batch) -> dict[str, list[dict]]:
+    """The stored metrics (without per-item lists) of the batch's evaluated targets, per model config;
+    trials whose data could not be evaluated are left out. What the statistics and the figures take."""
     grouped: dict[str, list[dict]] = {}
     trials = TrialLog.objects.filter(batch=batch, stage=TARGET_STAGE, layer3_metrics__isnull=False)
     for model_config, metrics in metric_summaries(trials):

@@ -25,7 +25,7 @@ def verdict_dict(verdict) -> dict:
 
 def attempt_dict(attempt, verdict=None) -> dict:
     if verdict is None:
-        verdict = getattr(attempt, "verdict", None) if hasattr(attempt, "verdict") else None
+        verdict = getattr(attempt, "verdict", None)  # a missing reverse one-to-one is an AttributeError
     return {
         "number": attempt.number,
         "speaker": attempt.speaker,

@@ -22,13 +22,11 @@ from director.api.requests import RequestError, parse_check, parse_session, pars
 from director.api.shapes import attempt_dict, session_dict, verdict_dict
 from director.models import DirectorSession, RetryVerdict, UtteranceAttempt
 from director.rules import UnknownCharacter
-from director.rules.ruleset import default_rule_set
 from director.sessions.services import (
     GenerationUnavailable,
     TurnConflict,
-    evaluate_line,
+    check_line,
     session_create,
-    state_after_history,
     turn_run,
     verdict_store,
 )
@@ -51,14 +49,7 @@ def _error(code: int, message: str, field: str | None = None, **extra) -> Respon
 @parser_classes([JSONParser])
 def check(request):
     try:
-        data = parse_check(request.data)
-        rules = default_rule_set()
-        state = state_after_history(data["history"], rules)
-        history = [(rules.character(speaker).name, text) for speaker, text in data["history"]]
-        evaluation = evaluate_line(
-            text=data["text"], speaker=data["speaker"], state=state, scene=data["scene"], history=history,
-            llm=data["llm"], language=data["language"], rules=rules,
-        )  # fmt: skip
+        evaluation = check_line(**parse_check(request.data))
     except RequestError as exc:
         return _error(400, str(exc), exc.field)
     except UnknownCharacter as exc:

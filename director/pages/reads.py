@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections import Counter, defaultdict
 
-from django.db.models import Count, Max
+from django.db.models import Count
 
 from director.models import DirectorSession, RetryVerdict, UtteranceAttempt
 from director.pages.highlight import segments
@@ -14,7 +14,7 @@ STATUS_ORDER = ("PASS", "MODIFY", "WARN", "RETRY")
 
 
 def session_rows() -> list[dict]:
-    sessions = DirectorSession.objects.annotate(n_attempts=Count("attempts"), last_turn=Max("attempts__turn"))
+    sessions = DirectorSession.objects.annotate(n_attempts=Count("attempts"))
     return [{"session": s, "accepted": (s.state or {}).get("turn", 0), "attempts": s.n_attempts} for s in sessions]
 
 

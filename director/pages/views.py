@@ -19,7 +19,7 @@ from director.pages import compare, reads
 from director.pages.highlight import segments
 from director.rules import UnknownCharacter
 from director.rules.ruleset import default_rule_set
-from director.sessions.services import evaluate_line, state_after_history
+from director.sessions.services import check_line
 from llm import services as gateway
 
 MAX_TEXT = 2000
@@ -76,10 +76,9 @@ def check_verdict(request):
         return render(request, "director/pages/_verdict.html", {**context, "error": problem})
     llm = bool(request.POST.get("llm")) or not gateway.configured()  # offline: the stage is shown as skipped
     language = "en" if (request.LANGUAGE_CODE or "ja").startswith("en") else "ja"
-    evaluation = evaluate_line(
-        text=text, speaker=speaker, state=state_after_history(history, rules) if history else None,
-        scene=request.POST.get("scene", "")[:500], history=[(rules.character(s).name, t) for s, t in history],
-        llm=llm, language=language, rules=rules,
+    evaluation = check_line(
+        text=text, speaker=speaker, history=history, scene=request.POST.get("scene", "")[:500], llm=llm,
+        language=language, rules=rules,
     )  # fmt: skip
     context |= {
         "evaluation": evaluation,

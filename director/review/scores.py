@@ -1,6 +1,7 @@
 """The LLM review's scores (seed 004 §7): parse the reply, judge its average, combine statuses.
 
-The reply of the ``director.review`` prompt (version 2), already validated against ``review_schema()``::
+The reply of the ``director.review`` prompt (version 2), already validated against the JSON Schema the
+gateway registers for it (``llm.prompt_library``)::
 
     {"frame": {"score": 4, "reason": "…"}, "roleplay": {…}, "connection": {…},
      "density": {…}, "naturalness": {…}, "summary": "…"}
@@ -20,10 +21,6 @@ before comparing, so it counts as the 3.5 it means.
 (``director.rules.verdict``): any finding, WARN or RETRY, wins over MODIFY, which only says that
 normalising changed the displayed text. Combining the hard rules' MODIFY with a review PASS gives
 MODIFY, with a review WARN gives WARN; keeping the normalised text is the caller's business.
-
-``review_schema()`` is the reply's JSON Schema, exactly the one registered for ``director.review@2`` in
-``llm.prompt_library`` (its fingerprint covers the schema, so no ``$schema`` or descriptions are added);
-it uses only what ``llm.schema`` validates, and is valid draft 2020-12.
 """
 
 from __future__ import annotations
@@ -33,11 +30,10 @@ from dataclasses import dataclass
 from director.rules.thresholds import SCORE_MAX, SCORE_MIN, ReviewThresholds
 from director.rules.verdict import MODIFY, PASS, RETRY, WARN
 
-__all__ = ["ASPECTS", "Review", "ReviewThresholds", "parse_review", "review_schema", "review_status", "worse"]
+__all__ = ["ASPECTS", "Review", "ReviewThresholds", "parse_review", "review_status", "worse"]
 
 ASPECTS = ("frame", "roleplay", "connection", "density", "naturalness")
 _RANK = {PASS: 0, MODIFY: 1, WARN: 2, RETRY: 3}
-REASON_MAX, SUMMARY_MAX = 400, 600  # characters, as registered
 
 
 @dataclass(frozen=True)
@@ -107,28 +103,3 @@ def worse(a: str, b: str) -> str:
         if status not in _RANK:
             raise ValueError(f"unknown status {status!r}; expected one of {', '.join(_RANK)}")
     return a if _RANK[a] >= _RANK[b] else b
-
-
-def review_schema() -> dict:
-    """The JSON Schema of the reply (a new dict each call)."""
-    return {
-        "type": "object",
-        "properties": {
-            **{name: _aspect_schema() for name in ASPECTS},
-            "summary": {"type": "string", "maxLength": SUMMARY_MAX},
-        },
-        "required": [*ASPECTS, "summary"],
-        "additionalProperties": False,
-    }
-
-
-def _aspect_schema() -> dict:
-    return {
-        "type": "object",
-        "properties": {
-            "score": {"type": "integer", "minimum": SCORE_MIN, "maximum": SCORE_MAX},
-            "reason": {"type": "string", "maxLength": REASON_MAX},
-        },
-        "required": ["score", "reason"],
-        "additionalProperties": False,
-    }

@@ -113,6 +113,19 @@ def evaluate_line(
     )  # fmt: skip
 
 
+def check_line(
+    *, text: str, speaker: str, history=(), scene: str = "", llm: bool = False, language: str = "ja", rules=None
+) -> Evaluation:
+    """A stand-alone check of ``text`` after ``history`` (``(speaker, text)`` lines, taken as accepted):
+    the state they lead to gives the cross-turn WARNs, their names and texts go to the LLM review."""
+    rules = rules or default_rule_set()
+    return evaluate_line(
+        text=text, speaker=speaker, state=state_after_history(history, rules), scene=scene,
+        history=[(rules.character(name).name, line) for name, line in history], llm=llm, language=language,
+        rules=rules,
+    )  # fmt: skip
+
+
 def verdict_store(
     evaluation: Evaluation, *, session=None, attempt=None, number: int = 1, shown: bool = False
 ) -> RetryVerdict:
@@ -220,7 +233,6 @@ def turn_run(
     speaker_id = rules.character(speaker).id if speaker else session.speakers[state.turn % 2]
     if speaker_id not in session.speakers:
         raise ValueError(f"speaker: this session's characters are {', '.join(session.speakers)}")
-    next_id = session.speakers[1] if speaker_id == session.speakers[0] else session.speakers[0]
     character = rules.character(speaker_id)
     if texts is None and not gateway.configured():
         raise GenerationUnavailable("generating lines needs an LLM endpoint (LLM_BASE_URL); give the line as text")
@@ -251,7 +263,7 @@ def turn_run(
         if evaluation.status != RETRY:
             break
         feedback = prompts.retry_feedback(line, evaluation.findings, evaluation.review.to_dict())
-    return _store_turn(session, state, turn, speaker_id, next_id, records)
+    return _store_turn(session, state, turn, speaker_id, records)
 
 
 def _choose(records: list[AttemptRecord]) -> tuple[AttemptRecord | None, bool, str, str]:
@@ -277,39 +289,37 @@ def _choose(records: list[AttemptRecord]) -> tuple[AttemptRecord | None, bool, s
     return best, False, "all_retry", reason + (f" (then generation failed: {failed})" if failed else "")
 
 
-def _store_turn(session, state: SessionState, turn: int, speaker: str, next_speaker: str, records) -> TurnOutcome:
+def _store_turn(session, state: SessionState, turn: int, speaker: str, records) -> TurnOutcome:
     shown, accepted, flag, reason = _choose(records)
+    new_state = state  # only an accepted line advances the state (§9)
+    if accepted:
+        evaluation = shown.evaluation
+        warns = [f for f in evaluation.findings if f.get("status") == WARN]
+        new_state = advance(state, status=evaluation.status, speaker=speaker, topic=evaluation.topic,
+                            warn_findings=warns, next_speaker=speaker)  # fmt: skip
     with transaction.atomic():
         locked = DirectorSession.objects.select_for_update().get(pk=session.pk)
         if SessionState.from_dict(locked.state).turn != state.turn:
             raise TurnConflict("another turn of this session was stored meanwhile; ask for the next turn again")
-        attempts, verdicts = [], []
+        attempts, verdicts, shown_attempt = [], [], None
         for record in records:
             is_shown = accepted and record is shown
             attempt = UtteranceAttempt.objects.create(
                 session=locked, turn=turn, number=record.number, speaker=speaker, text=record.text,
                 source="llm" if record.variables is not None else "given", generation_error=record.generation_error,
                 shown=is_shown, prompt_variables=record.variables,
+                state_after=new_state.to_dict() if is_shown else None,
             )  # fmt: skip
             attempts.append(attempt)
+            if record is shown:
+                shown_attempt = attempt
             verdicts.append(
                 verdict_store(record.evaluation, session=locked, attempt=attempt, number=record.number, shown=is_shown)
                 if record.evaluation is not None else None
             )  # fmt: skip
-        new_state = state
-        if accepted:
-            evaluation = shown.evaluation
-            warns = [f for f in evaluation.findings if f.get("status") == WARN]
-            new_state = advance(state, status=evaluation.status, speaker=speaker, topic=evaluation.topic,
-                                warn_findings=warns, next_speaker=speaker)  # fmt: skip
         locked.state = new_state.to_dict()
         locked.save(update_fields=["state", "updated_at"])
-        if accepted:
-            shown_row = attempts[records.index(shown)]
-            shown_row.state_after = locked.state
-            shown_row.save(update_fields=["state_after"])
-    shown_attempt = attempts[records.index(shown)] if shown is not None else None
     return TurnOutcome(
         session=locked, turn=turn, speaker=speaker, attempts=attempts, verdicts=verdicts, shown=shown_attempt,
-        accepted=accepted, flag=flag, reason=reason, state_before=state.to_dict(), state_after=new_state.to_dict(),
+        accepted=accepted, flag=flag, reason=reason, state_before=state.to_dict(), state_after=locked.state,
     )  # fmt: skip

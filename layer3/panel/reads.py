@@ -26,7 +26,7 @@ def judge_name(options: dict | None) -> str:
     parsed = EvaluationOptions.from_request(options)
     if not parsed.uses_judge:
         return ""
-    return parsed.llm_model or "LLM" if parsed.judge == "llm" else "baseline"
+    return (parsed.llm_model or "LLM") if parsed.judge == "llm" else "baseline"
 
 
 def batch_rows() -> list[dict]:

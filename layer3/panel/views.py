@@ -27,9 +27,8 @@ from layer3.panel.labels import METRICS
 from layer3.panel.run_form import JUDGED_FIELDS, METRIC_FIELDS, RunFormError, judge_value, parse_run_form
 from layer3.panel.trial_graph import trial_graph
 from layer3.runs.options import TARGET_STAGE
-from layer3.runs.reads import metric_summaries
 from layer3.runs.services import RunInFlight, layer3_run_cancel, layer3_run_create, run_cost_estimate, runs_in_flight
-from layer3.selectors import evaluation_summary
+from layer3.selectors import evaluation_summary, metrics_by_model
 from layer3.statistics import CORRECTIONS
 
 PAGE = "layer3/panel/batch.html"
@@ -141,9 +140,9 @@ def run_start(request, pk: int):
         options = _options(request, batch, request.POST)
         run = layer3_run_create(batch=batch, options=options, user=request.user, enqueue=True)
     except RunFormError as exc:
-        return _run_refused(request, batch, _problems(exc))
+        return _run_refused(request, _problems(exc))
     except ValueError as exc:  # an LLM judge without an endpoint or model
-        return _run_refused(request, batch, {"judge": str(exc)})
+        return _run_refused(request, {"judge": str(exc)})
     except RunInFlight as exc:
         run = exc.run
         note = _("A run of this batch is already in progress; showing it.")
@@ -151,7 +150,7 @@ def run_start(request, pk: int):
     return _run_started(request, batch, run, "")
 
 
-def _run_refused(request, batch: Batch, problems: dict[str, str]):
+def _run_refused(request, problems: dict[str, str]):
     if request.htmx:
         response = render(request, f"{PAGE}#run-problems", {"problems": problems})
         response["HX-Retarget"] = "#run-problems"
@@ -227,10 +226,7 @@ def figure(request, pk: int, name: str, fmt: str):
         raise Http404(f"figures: {', '.join(FIGURES)}; formats: {', '.join(FORMATS)}")
     metric = _choice(request, "metric", METRICS, "GV_UR")
     language = _choice(request, "lang", ("ja", "en"), "en" if (get_language() or "ja").startswith("en") else "ja")
-    grouped: dict[str, list[dict]] = {}
-    trials = TrialLog.objects.filter(batch=batch, stage=TARGET_STAGE, layer3_metrics__isnull=False)
-    for model_config, metrics in metric_summaries(trials):
-        grouped.setdefault(model_config, []).append(metrics)
+    grouped = metrics_by_model(batch)
     if not grouped:
         raise Http404("this batch has no evaluated trials yet")
     body = render_figure(name, grouped, fmt=fmt, metric=metric, language=language, batch_label=batch.name)
