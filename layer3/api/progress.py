@@ -113,7 +113,9 @@ class RunFollower:
                 # the id names the progress already sent, so a resume from here still gets the next one
                 event_id = f"{run.pk}:{self.last_done}:{self.last_error}"
                 events.append(_event("error", event_id, {"logId": external_id, "error": error}))
-        if done != self.last_done and run.status != Layer3Run.Status.QUEUED:
+        counted = run.total_targets > 0 or run.status not in Layer3Run.IN_FLIGHT
+        # a started run counts its targets first: until then "0 of 0" would read as 100%
+        if done != self.last_done and run.status != Layer3Run.Status.QUEUED and counted:
             self.last_done = done
             total = run.total_targets - run.skipped_count
             data = {"current": done, "total": total, "percentage": _percentage(done, total),

@@ -67,6 +67,19 @@ def test_a_reconnect_with_last_event_id_resumes_after_it(session, batch):
     assert [name for name, _id, _data in resumed] == ["progress", "complete"]
 
 
+def test_a_started_run_that_has_not_counted_its_targets_sends_no_progress(session, batch):
+    """A stream that polls between the worker's start and its count must not report 0 of 0 as 100%."""
+    from django.utils import timezone
+
+    run = layer3_run_create(batch=batch, options=EvaluationOptions())
+    Layer3Run.objects.filter(pk=run.pk).update(status=Layer3Run.Status.RUNNING, started_at=timezone.now())
+    assert events(session) == []
+    Layer3Run.objects.filter(pk=run.pk).update(status=Layer3Run.Status.QUEUED, started_at=None)
+    layer3_run_execute(run=Layer3Run.objects.get(pk=run.pk))
+    progress = [data["percentage"] for name, _id, data in events(session) if name == "progress"]
+    assert progress == [100.0]
+
+
 def test_the_stream_is_for_researchers_only(live_server, client, annotator, batch):
     anonymous = httpx.get(f"{live_server.url}/api/experiment/batch/b/layer3-progress")
     assert anonymous.status_code == 401
