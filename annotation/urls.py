@@ -6,4 +6,6 @@ urlpatterns = [
     path("", include("annotation.collection.urls_queue")),
     path("", include("annotation.collection.urls_training")),
     path("", include("annotation.dashboard.urls")),
+    path("", include("annotation.workspace.urls")),
+    path("", include("annotation.activity.urls")),
 ]

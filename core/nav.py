@@ -63,6 +63,13 @@ NAV_ITEMS: list[NavItem] = [
         _("The four axes, levels and markers, reference examples and edge cases."),
     ),
     NavItem(
+        "batches",
+        _("Batches"),
+        "annotation:workspace",
+        RESEARCHER,
+        _("Create batches by upload, set quotas and who rates them, review items and adjudicate disputes."),
+    ),
+    NavItem(
         "agreement",
         _("Agreement"),
         "annotation:dashboard",

@@ -11,6 +11,11 @@ axis (low leave-one-out agreement) are not used. The rest are merged by:
 The integer consensus is the merged value rounded half up (2.5 -> 3), so ``scores_mean`` keeps
 the unrounded value. An item is rejected (not merged) when on any axis fewer than
 ``min_ratings`` ratings are usable or the usable ratings span more than ``max_spread`` points.
+
+Adjudications (a researcher's decision on one axis of an item) win: the axis takes the adjudicated
+score whatever the ratings say (so an axis rejected for its spread is no longer a reason to reject),
+and the consensus line says so under ``adjudicated`` (the score, the merged value it replaced, the
+reason, who and when).
 """
 
 from __future__ import annotations
@@ -29,6 +34,16 @@ from annotation.io.records import format_timestamp
 METHODS = ("weighted_average", "median", "majority")
 MIN_RATINGS = 2
 MAX_SPREAD = 2
+
+
+@dataclass(frozen=True)
+class Adjudicated:
+    """A researcher's decision on one axis of one item."""
+
+    score: int
+    reason: str
+    by: str
+    at: str  # ISO timestamp
 
 
 @dataclass
@@ -85,10 +100,13 @@ def merge(
     min_ratings: int = MIN_RATINGS,
     max_spread: int = MAX_SPREAD,
     now: datetime | None = None,
+    adjudications: Mapping[str, Mapping[str, Adjudicated]] | None = None,
 ) -> MergeResult:
+    """``adjudications``: ``{item id: {axis: Adjudicated}}``, decisions that replace the merged score."""
     if method not in METHODS:
         raise ValueError(f"unknown method {method!r}; use one of {', '.join(METHODS)}")
     excluded = excluded or {}
+    adjudications = adjudications or {}
     stamp = format_timestamp((now or datetime.now(UTC)).replace(microsecond=0))
     per_axis = {}
     reject_reasons: list[dict] = [{} for _ in range(ratings.n_items)]
@@ -125,6 +143,9 @@ def merge(
     rated = ratings.rated
     n_annotators = rated.sum(axis=1)
     for item, item_id in enumerate(ratings.item_ids):
+        decided = adjudications.get(item_id, {})
+        for axis in decided:
+            reject_reasons[item].pop(axis, None)  # the researcher's decision settles the axis
         if reject_reasons[item]:
             raters = np.flatnonzero(rated[item])
             result.rejected.append(
@@ -139,19 +160,34 @@ def merge(
                 }
             )
             continue
-        result.consensus.append(
-            {
-                "id": item_id,
-                "annotator_id": "consensus",
-                "timestamp": stamp,
-                "annotations": {axis: int(per_axis[axis][1][item]) for axis in AXES},
-                "confidence": {axis: float(per_axis[axis][2][item]) for axis in AXES},
-                "scores_mean": {axis: float(per_axis[axis][0][item]) for axis in AXES},
-                "n_annotators": int(n_annotators[item]),
-                "n_used": {axis: int(per_axis[axis][3][item]) for axis in AXES},
-                "method": method,
-            }
-        )
+        line = {
+            "id": item_id,
+            "annotator_id": "consensus",
+            "timestamp": stamp,
+            "annotations": {axis: int(per_axis[axis][1][item]) for axis in AXES if axis not in decided},
+            "confidence": {axis: float(per_axis[axis][2][item]) for axis in AXES},
+            "scores_mean": {axis: float(per_axis[axis][0][item]) for axis in AXES if axis not in decided},
+            "n_annotators": int(n_annotators[item]),
+            "n_used": {axis: int(per_axis[axis][3][item]) for axis in AXES},
+            "method": method,
+        }
+        if decided:
+            line["adjudicated"] = {}
+            for axis in AXES:
+                if axis in decided:
+                    merged = float(per_axis[axis][0][item])
+                    decision = decided[axis]
+                    line["annotations"][axis] = line["scores_mean"][axis] = decision.score
+                    line["adjudicated"][axis] = {
+                        "score": decision.score,
+                        "merged": None if np.isnan(merged) else merged,
+                        "reason": decision.reason,
+                        "by": decision.by,
+                        "at": decision.at,
+                    }
+            line["annotations"] = {axis: line["annotations"][axis] for axis in AXES}
+            line["scores_mean"] = {axis: float(line["scores_mean"][axis]) for axis in AXES}
+        result.consensus.append(line)
     return result
 
 
@@ -186,10 +222,13 @@ def merge_with_exclusions(
     method: str = "weighted_average",
     min_kappa: float = MIN_KAPPA,
     min_confidence: float = MIN_CONFIDENCE,
+    adjudications: Mapping[str, Mapping[str, Adjudicated]] | None = None,
 ) -> tuple[MergeResult, dict]:
     """The seed A.6 merge: leave out low-agreement annotators per axis, then merge. Returns (result, summary)."""
     excluded, listing = low_agreement_exclusions(ratings, min_kappa=min_kappa)
-    result = merge(ratings, method=method, min_confidence=min_confidence, excluded=excluded)
+    result = merge(
+        ratings, method=method, min_confidence=min_confidence, excluded=excluded, adjudications=adjudications
+    )
     summary = {
         "method": method,
         "min_kappa": min_kappa,
@@ -199,6 +238,7 @@ def merge_with_exclusions(
         "consensus_items": len(result.consensus),
         "rejected_items": len(result.rejected),
         "rejected_by_axis": result.rejected_by_axis,
+        "adjudicated_items": sum(1 for line in result.consensus if "adjudicated" in line),
         "annotators": listing,
     }
     return result, summary

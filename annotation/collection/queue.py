@@ -186,9 +186,19 @@ def _next_candidate(*, batch: Batch, annotator_id: int) -> Dialogue | None:
     return found[0] if found else None
 
 
+def batch_open_to(*, batch: Batch, annotator) -> bool:
+    """Whether ``batch`` hands items to ``annotator``: it is open, and either open to every annotator or
+    ``annotator`` is one of those chosen for it. (Qualification is checked by the pages, before this.)"""
+    if batch.status != Batch.Status.OPEN:
+        return False
+    return not batch.restricted or batch.annotators.filter(pk=annotator.pk).exists()
+
+
 def work_left(*, batch: Batch, annotator) -> bool:
     """Whether ``assignment_next`` would give ``annotator`` an item of ``batch``: a reservation of theirs is
     open, or an item is under its quota that they have neither been given nor rated (the queue's rule)."""
+    if not batch_open_to(batch=batch, annotator=annotator):
+        return False
     if Assignment.objects.filter(batch=batch, annotator=annotator, status=Assignment.Status.RESERVED).exists():
         return True
     given = Assignment.objects.filter(dialogue_id=OuterRef("dialogue_id"), annotator=annotator)
@@ -205,8 +215,12 @@ def assignment_next(*, batch: Batch, annotator) -> Assignment | None:
     """The annotator's open reservation in ``batch``, or a new one; None when nothing is left for them.
 
     When nothing is free, reservations of the batch past their expiry are given back and the
-    search runs once more: an abandoned reservation never keeps an item from anyone.
+    search runs once more: an abandoned reservation never keeps an item from anyone. A paused or
+    closed batch, or one whose annotators were chosen without ``annotator``, hands out nothing (a
+    reservation already open may still be submitted: ``annotation_submit`` takes it).
     """
+    if not batch_open_to(batch=batch, annotator=annotator):
+        return None
     found = _next(batch=batch, annotator=annotator)
     if found is None and expire_reservations(batch=batch):
         found = _next(batch=batch, annotator=annotator)

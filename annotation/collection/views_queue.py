@@ -43,7 +43,13 @@ logger = logging.getLogger(__name__)
 
 def _batches_for(user):
     mine = Count("dialogues__annotations", filter=Q(dialogues__annotations__annotator=user), distinct=True)
-    batches = list(Batch.objects.annotate(n_items=Count("dialogues", distinct=True), n_mine=mine).filter(n_items__gt=0))
+    visible = (
+        Batch.objects.exclude(status=Batch.Status.CLOSED)
+        .filter(Q(restricted=False) | Q(annotators=user))
+        .annotate(n_items=Count("dialogues", distinct=True), n_mine=mine)
+        .filter(n_items__gt=0)
+    )
+    batches = list(visible)
     for batch in batches:  # only offer "start / continue" where the queue has an item for this annotator
         batch.work_left = work_left(batch=batch, annotator=user)
     return batches

@@ -14,12 +14,9 @@ from django.shortcuts import get_object_or_404
 from django.utils.http import content_disposition_header
 from django.views.decorators.http import require_GET
 
-from annotation.aggregation.consensus import merge_with_exclusions
-from annotation.axes import MIN_CONFIDENCE, MIN_KAPPA
-from annotation.io.dataset import rating_set
 from annotation.io.exports import annotation_lines
 from annotation.models import AgreementReport, Batch
-from annotation.selectors import annotation_records
+from annotation.review.selectors import batch_consensus
 from core.permissions import researcher_required
 
 _encode = json.JSONEncoder(ensure_ascii=False, allow_nan=False).encode
@@ -46,16 +43,14 @@ def ratings(request, pk: int):
 @researcher_required
 @require_GET
 def consensus(request, pk: int, part: str):
-    """``part``: "consensus" or "rejected", merged with the export_consensus defaults."""
+    """``part``: "consensus" or "rejected", merged with the export_consensus defaults, adjudications applied."""
     batch = get_object_or_404(Batch, pk=pk)
     if part not in ("consensus", "rejected"):
         raise Http404("consensus or rejected")
-    records = annotation_records(batch_name=batch.name)
-    if not records:
+    merged = batch_consensus(batch)
+    if merged is None:
         raise Http404(f"batch {batch.name} has no ratings yet")
-    result, _summary = merge_with_exclusions(
-        rating_set(records), method="weighted_average", min_kappa=MIN_KAPPA, min_confidence=MIN_CONFIDENCE
-    )
+    result, _summary = merged
     rows = result.consensus if part == "consensus" else result.rejected
     body = "".join(_encode(row) + "\n" for row in rows)
     return _attach(HttpResponse(body, content_type="application/x-ndjson; charset=utf-8"),

@@ -12,6 +12,7 @@ from dataclasses import dataclass
 from django.db import transaction
 
 from annotation.models import (
+    Adjudication,
     AgreementReport,
     Annotation,
     AnnotationEdit,
@@ -19,6 +20,7 @@ from annotation.models import (
     Batch,
     Dialogue,
     DialogueRevision,
+    ItemComment,
     QualityFlag,
     QueueEntry,
     RatingQuarter,
@@ -34,6 +36,8 @@ HANDLED = {
     (AnnotationEdit, "annotation"): "deleted",
     (Annotation, "dialogue"): "deleted",
     (DialogueRevision, "dialogue"): "deleted",
+    (Adjudication, "dialogue"): "deleted",
+    (ItemComment, "dialogue"): "deleted",
     (Assignment, "dialogue"): "deleted",
     (Assignment, "batch"): "deleted",
     (Dialogue, "batch"): "deleted",
@@ -53,13 +57,16 @@ class BatchContents:
     edits: int
     assignments: int
     revisions: int
+    adjudications: int
+    comments: int
     flags: int
     reports: int
 
     def __str__(self) -> str:
         return (
             f"{self.dialogues} dialogues, {self.ratings} ratings, {self.edits} rating edits, "
-            f"{self.assignments} assignments, {self.revisions} text revisions, {self.flags} quality flags; "
+            f"{self.assignments} assignments, {self.revisions} text revisions, {self.adjudications} adjudications, "
+            f"{self.comments} item comments, {self.flags} quality flags; "
             f"{self.reports} agreement reports kept"
         )
 
@@ -73,6 +80,8 @@ def _querysets(batch: Batch) -> dict:
         "ratings": Annotation.objects.filter(dialogue__batch=batch),
         "assignments": Assignment.objects.filter(dialogue__batch=batch) | Assignment.objects.filter(batch=batch),
         "revisions": DialogueRevision.objects.filter(dialogue__batch=batch),
+        "adjudications": Adjudication.objects.filter(dialogue__batch=batch),
+        "comments": ItemComment.objects.filter(dialogue__batch=batch),
         "dialogues": Dialogue.objects.filter(batch=batch),
     }
 
@@ -84,7 +93,8 @@ def batch_contents(batch: Batch) -> BatchContents:
 
 
 def batch_delete(batch: Batch) -> BatchContents:
-    """Delete ``batch``, its dialogues with their ratings, edits, assignments, revisions and flags, and its tallies."""
+    """Delete ``batch``, its dialogues with their ratings, edits, assignments, revisions, adjudications, comments and
+    flags, and its tallies."""
     with transaction.atomic():
         Batch.objects.select_for_update().get(pk=batch.pk)  # no second deletion or import runs meanwhile
         counts = {name: bulk_delete(queryset) for name, queryset in _querysets(batch).items()}

@@ -9,10 +9,12 @@ from annotation.models.dialogue import Batch, Dialogue, DialogueRevision
 from annotation.models.quality import AgreementReport, QualityFlag
 from annotation.models.queue import Assignment, QueueEntry
 from annotation.models.rating import Annotation, AnnotationEdit, AnnotatorProfile
+from annotation.models.review import Adjudication, ItemComment
 from annotation.models.tally import RatingQuarter, RatingTotal
 from annotation.models.training import GoldItem, QualificationAttempt, TrainingAnswer
 
 __all__ = [
+    "Adjudication",
     "AgreementReport",
     "Annotation",
     "AnnotationEdit",
@@ -22,6 +24,7 @@ __all__ = [
     "Dialogue",
     "DialogueRevision",
     "GoldItem",
+    "ItemComment",
     "QualificationAttempt",
     "QualityFlag",
     "QueueEntry",

@@ -1,5 +1,6 @@
 """Batches of dialogues, the dialogues to rate, and the texts an import replaced."""
 
+from django.conf import settings
 from django.db import models
 from django.db.models import Q
 from django.utils import timezone
@@ -9,16 +10,39 @@ from django.utils.translation import gettext_lazy as _
 class Batch(models.Model):
     """A set of dialogues imported together and annotated under the same settings."""
 
+    class Status(models.TextChoices):
+        OPEN = "open", _("open")
+        PAUSED = "paused", _("paused")  # hands out nothing; open reservations may still be submitted
+        CLOSED = "closed", _("closed")
+
     name = models.CharField(_("name"), max_length=100, unique=True)
     description = models.TextField(_("description"), blank=True)
     annotations_per_item = models.PositiveSmallIntegerField(_("annotations per item"), default=3)
     created_at = models.DateTimeField(_("created at"), default=timezone.now)
+    status = models.CharField(_("status"), max_length=8, choices=Status.choices, default=Status.OPEN)
+    guidelines_version = models.CharField(
+        _("guidelines version"), max_length=40, blank=True, help_text=_("The guidelines the batch is rated under.")
+    )
+    # False: every annotator (qualified, where qualification is required) may work on the batch;
+    # True: only those in ``annotators``. A flag, so the queue's hot path asks nothing more for open batches.
+    restricted = models.BooleanField(_("chosen annotators only"), default=False)
+    annotators = models.ManyToManyField(
+        settings.AUTH_USER_MODEL, verbose_name=_("chosen annotators"), blank=True, related_name="chosen_batches"
+    )
+    disagreement_spread = models.PositiveSmallIntegerField(
+        _("disagreement spread"),
+        default=2,
+        help_text=_("An item is disputed when on some axis the highest and lowest score differ by at least this."),
+    )
 
     class Meta:
         ordering = ["name"]
         verbose_name = _("batch")
         verbose_name_plural = _("batches")
-        constraints = [models.CheckConstraint(condition=Q(annotations_per_item__gte=1), name="batch_quota_positive")]
+        constraints = [
+            models.CheckConstraint(condition=Q(annotations_per_item__gte=1), name="batch_quota_positive"),
+            models.CheckConstraint(condition=Q(disagreement_spread__gte=1), name="batch_spread_positive"),
+        ]
 
     def __str__(self) -> str:
         return self.name

@@ -37,6 +37,7 @@ URLS = {
     "annotation:download-ratings": "research/agreement/<int:pk>/ratings.jsonl",
     "annotation:download-consensus": "research/agreement/<int:pk>/<str:part>.jsonl",
     "annotation:download-report": "research/agreement/<int:pk>/report.json",
+    "annotation:workspace": "research/batches/",
 }
 
 

@@ -32,6 +32,7 @@ def test_researcher_sees_researcher_navigation_and_can_switch_to_english(page, t
     assert page.locator("nav.mainnav a").all_inner_texts() == [
         "ホーム",
         "ガイドライン",
+        "バッチ",
         "一致率",
         "正解データ",
         "Layer3",
@@ -44,6 +45,7 @@ def test_researcher_sees_researcher_navigation_and_can_switch_to_english(page, t
     assert page.locator("nav.mainnav a").all_inner_texts() == [
         "Home",
         "Guidelines",
+        "Batches",
         "Agreement",
         "Gold items",
         "Layer3",

@@ -1,0 +1,1 @@
+"""The annotation REST API for scripts (DRF): batches, dialogues, annotations, reports, consensus, flags, jobs."""

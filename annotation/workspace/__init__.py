@@ -1,0 +1,1 @@
+"""Researchers' batch workspace: batches, uploads, settings, items, the item page and adjudication."""
