@@ -123,6 +123,9 @@ try:
     }
     CELERY_BEAT_SCHEDULE_FILENAME = str(VAR_DIR / "celerybeat-schedule")
 
+    # --- Training: a qualification test item answered sooner than this is not accepted
+    TRAINING_MIN_SECONDS_PER_ITEM = env_float("TRAINING_MIN_SECONDS_PER_ITEM", 5.0, minimum=0.0)
+
     # --- Layer3 progress streams (SSE): one response lasts at most this long; browsers reconnect
     LAYER3_SSE_SECONDS = env_float("LAYER3_SSE_SECONDS", 30.0, minimum=1.0)
 

@@ -1,1 +1,7 @@
-urlpatterns = []
+from django.urls import path
+
+from annotation.activity import views
+
+urlpatterns = [
+    path("research/batches/<int:pk>/activity/", views.activity, name="activity"),
+]

@@ -1,1 +1,33 @@
-urlpatterns = []
+"""The annotation REST API under /api/v1/annotation/ (issue #16); every route is in the OpenAPI schema."""
+
+from django.urls import path
+
+from annotation.api.annotations import AnnotationViewSet
+from annotation.api.batches import BatchViewSet
+from annotation.api.dialogues import BatchDialogueViewSet
+from annotation.api.flags import FlagViewSet
+from annotation.api.jobs import JobViewSet
+from annotation.api.queue import QueueViewSet
+from annotation.api.reports import ReportViewSet
+
+app_name = "annotation-api"
+LIST_CREATE = {"get": "list", "post": "create"}
+READ_CHANGE = {"get": "retrieve", "patch": "partial_update"}
+
+urlpatterns = [
+    path("batches/", BatchViewSet.as_view(LIST_CREATE), name="batches"),
+    path("batches/<int:pk>/", BatchViewSet.as_view(READ_CHANGE), name="batch"),
+    path("batches/<int:pk>/dialogues/", BatchDialogueViewSet.as_view(LIST_CREATE), name="batch-dialogues"),
+    path("batches/<int:pk>/next/", QueueViewSet.as_view({"post": "next"}), name="batch-next"),
+    path("batches/<int:pk>/reports/", ReportViewSet.as_view({"post": "create"}), name="batch-reports"),
+    path("batches/<int:pk>/consensus/", ReportViewSet.as_view({"get": "consensus"}), name="batch-consensus"),
+    path("annotations/", AnnotationViewSet.as_view(LIST_CREATE), name="annotations"),
+    path("annotations/<int:pk>/", AnnotationViewSet.as_view(READ_CHANGE), name="annotation"),
+    path("assignments/<int:pk>/skip/", QueueViewSet.as_view({"post": "skip"}), name="assignment-skip"),
+    path("reports/", ReportViewSet.as_view({"get": "list"}), name="reports"),
+    path("reports/<int:pk>/", ReportViewSet.as_view({"get": "retrieve"}), name="report"),
+    path("flags/", FlagViewSet.as_view({"get": "list"}), name="flags"),
+    path("flags/<int:pk>/", FlagViewSet.as_view({"patch": "partial_update"}), name="flag"),
+    path("jobs/", JobViewSet.as_view({"get": "list"}), name="jobs"),
+    path("jobs/<uuid:pk>/", JobViewSet.as_view({"get": "retrieve"}), name="job"),
+]

@@ -3,6 +3,7 @@ from django.utils.translation import gettext_lazy as _
 
 from annotation.axes import AXES, SCORES
 from annotation.guidelines.scale import AXIS_NAMES, CONFIDENCE_CHOICES
+from annotation.review.services import MAX_COMMENT
 
 _SCORE_VALUES = {str(s): s for s in SCORES}
 _CONFIDENCE_VALUES = {str(c): c for c in CONFIDENCE_CHOICES}
@@ -81,3 +82,30 @@ class RatingForm(forms.Form):
 
 class SkipForm(forms.Form):
     reason = forms.CharField(label=_("Reason (optional)"), max_length=300, required=False)
+
+
+class ItemCommentForm(forms.Form):
+    """An annotator's note on the item being rated: a "problem" mark, a comment, or both."""
+
+    problem = forms.BooleanField(label=_("Problem with this item"), required=False)
+    text = forms.CharField(
+        label=_("Comment"),
+        required=False,
+        max_length=MAX_COMMENT,
+        widget=forms.Textarea(attrs={"rows": 3}),
+        error_messages={
+            "max_length": _("A comment holds at most %(limit_value)d characters; this one has %(show_value)d.")
+        },
+    )
+
+    def clean(self):
+        cleaned = super().clean()
+        if not self.errors and not cleaned.get("problem") and not (cleaned.get("text") or "").strip():
+            raise forms.ValidationError(_("Write a comment or mark the item as having a problem."))
+        return cleaned
+
+
+class EditReasonForm(forms.Form):
+    """Why a stored rating is changed (kept in the edit history)."""
+
+    reason = forms.CharField(label=_("Reason for the change (optional)"), max_length=200, required=False, strip=True)

@@ -300,6 +300,77 @@ def assignment_skip(*, assignment: Assignment, reason: str = "") -> Assignment:
     return locked
 
 
+class Unskip(StrEnum):
+    REOPENED = "reopened"
+    NOT_SKIPPED = "not_skipped"  # not (or no longer) a skipped assignment of this annotator
+    RATED = "rated"  # a rating of theirs arrived meanwhile (another tab, an import)
+    FULL = "full"  # the item has all the ratings and reservations its quota allows
+    UNAVAILABLE = "unavailable"  # the batch is paused, closed or not open to them, or the item moved
+
+
+@dataclass(frozen=True)
+class Unskipped:
+    outcome: Unskip
+    assignment: Assignment
+    released: Assignment | None = None  # the open reservation given back to make room
+
+    @property
+    def reopened(self) -> bool:
+        return self.outcome is Unskip.REOPENED
+
+
+def assignment_unskip(*, assignment: Assignment, annotator, now=None) -> Unskipped:
+    """Reopen ``annotator``'s skipped ``assignment`` as a reservation (the undo of a skip).
+
+    The same rules as handing an item out: the batch must hand items to them, and the item's queue
+    entry is locked and must be under its quota (a slot is taken again). One open reservation per
+    annotator and batch: an open reservation of theirs in the batch (the item shown after the skip)
+    is given back first, as if it had never been handed out, so the queue may offer it again later;
+    when the skip cannot be undone, nothing changes.
+    """
+    now = now or timezone.now()
+    with transaction.atomic():
+        # Assignments are locked before queue entries, as in submitting and skipping.
+        locked = Assignment.objects.select_for_update().filter(pk=assignment.pk, annotator=annotator).first()
+        if locked is None or locked.status != Assignment.Status.SKIPPED:
+            return Unskipped(Unskip.NOT_SKIPPED, locked or assignment)
+        batch = Batch.objects.get(pk=locked.batch_id)
+        moved = not Dialogue.objects.filter(pk=locked.dialogue_id, batch_id=batch.pk).exists()
+        if moved or not batch_open_to(batch=batch, annotator=annotator):
+            return Unskipped(Unskip.UNAVAILABLE, locked)
+        if Annotation.objects.filter(dialogue_id=locked.dialogue_id, annotator=annotator).exists():
+            return Unskipped(Unskip.RATED, locked)
+        current = list(
+            Assignment.objects.select_for_update().filter(
+                annotator=annotator, batch_id=batch.pk, status=Assignment.Status.RESERVED
+            )
+        )
+        entry = QueueEntry.objects.select_for_update().filter(pk=locked.dialogue_id).first()
+        if entry is None or entry.taken_count >= batch.annotations_per_item:
+            return Unskipped(Unskip.FULL, locked)
+        for open_ in current:
+            _give_back(open_, now=now)
+        QueueEntry.objects.filter(pk=entry.pk).update(taken_count=F("taken_count") + 1)
+        locked.status, locked.skip_reason, locked.finished_at = Assignment.Status.RESERVED, "", None
+        locked.reserved_at, locked.expires_at = now, now + timedelta(minutes=RESERVATION_MINUTES)
+        locked.save(update_fields=["status", "skip_reason", "finished_at", "reserved_at", "expires_at"])
+    return Unskipped(Unskip.REOPENED, locked, current[0] if current else None)
+
+
+def _give_back(reservation: Assignment, *, now) -> None:
+    """Undo the handing out of an open (locked) reservation: the item may come to this annotator again."""
+    rated = Annotation.objects.filter(
+        dialogue_id=reservation.dialogue_id, annotator_id=reservation.annotator_id
+    ).exists()
+    if rated:  # rated another way meanwhile: closed, as the queue closes such reservations
+        reservation.status, reservation.finished_at = Assignment.Status.CLOSED, now
+        reservation.save(update_fields=["status", "finished_at"])
+        recount_taken([reservation.dialogue_id])
+        return
+    Assignment.objects.filter(pk=reservation.pk).delete()  # the instance keeps its pk for the caller
+    QueueEntry.objects.filter(pk=reservation.dialogue_id, taken_count__gt=0).update(taken_count=F("taken_count") - 1)
+
+
 def annotation_submit(
     *, assignment: Assignment, scores: dict[str, int], confidence: dict[str, float], now=None
 ) -> Submitted:

@@ -28,6 +28,7 @@ from functools import cache
 from django.db import connection
 
 from annotation.axes import AXES
+from annotation.collection.progress import BATCH_DONE_SQL
 from annotation.models import Annotation, Assignment, Batch, Dialogue, QueueEntry, tally_postgresql
 from core.db import fetch, instance_from_row
 
@@ -142,7 +143,7 @@ WITH existing AS (
     SELECT NULL, NULL, NULL, {", ".join(f"d.{column}" for column in DIALOGUE_COLUMNS)}
     FROM picked JOIN {t["dialogue"]} d ON d.id = picked.id WHERE NOT EXISTS (SELECT 1 FROM reserved)
 )
-SELECT found.*, mine.* FROM found, ({tally_postgresql.PROGRESS_SQL}) AS mine
+SELECT found.*, mine.*, ({BATCH_DONE_SQL}) FROM found, ({tally_postgresql.PROGRESS_SQL}) AS mine
 """  # noqa: S608 - table and column names from model metadata only
 
 
@@ -191,7 +192,8 @@ def next_assignment(
     """The open reservation or a new one (see the module docstring); None when the statement found none.
 
     The assignment carries ``progress_counts``: the annotator's (total, since ``since``) ratings in
-    the batch, read by the same statement (``annotation.collection.progress.batch_progress`` takes them).
+    the batch, and ``batch_ratings_done``: the batch's stored ratings, read by the same statement
+    (``annotation.collection.progress.batch_progress`` takes them).
 
     One statement, so it needs no transaction of its own. Raises ``Conflict`` when the picked item
     could not be reserved (nothing was changed then).
@@ -211,7 +213,7 @@ def next_assignment(
         return None
     if row[0] is None:
         raise Conflict
-    assignment_id, reserved_at, expires_at, *values, done_total, done_today = row
+    assignment_id, reserved_at, expires_at, *values, done_total, done_today, batch_done = row
     dialogue = instance_from_row(Dialogue, values, using=connection.alias)
     assignment = Assignment(
         pk=assignment_id,
@@ -223,4 +225,5 @@ def next_assignment(
     )
     assignment.dialogue = dialogue
     assignment.progress_counts = (done_total, done_today)
+    assignment.batch_ratings_done = batch_done
     return assignment

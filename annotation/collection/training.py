@@ -4,6 +4,10 @@ Practice items are rated with the gold scores and explanation shown afterwards; 
 test asks every test item once, in a fixed order, and passes when the quadratic weighted kappa
 between the annotator and the gold scores is at least ``MIN_KAPPA`` (0.60) on EVERY axis. An
 undefined kappa is not a pass. Annotators without a passed attempt may not open the work queue.
+
+A test answer counts only when the item has been on screen for at least
+``settings.TRAINING_MIN_SECONDS_PER_ITEM`` seconds (default 5), timed by the server from when it
+showed the item: a test passed by clicking through is no evidence of reading. Practice is not timed.
 """
 
 from __future__ import annotations
@@ -12,14 +16,15 @@ import math
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from functools import wraps
-from pathlib import Path
 
 import numpy as np
+from django.conf import settings
 from django.contrib import messages
 from django.contrib.auth import get_user_model
 from django.contrib.auth.views import redirect_to_login
+from django.core.exceptions import ImproperlyConfigured
 from django.db import IntegrityError, transaction
-from django.db.models import Count, Max, Prefetch, Q
+from django.db.models import Count, Prefetch, Q
 from django.shortcuts import redirect
 from django.urls import reverse
 from django.utils import timezone
@@ -28,34 +33,46 @@ from django_htmx.http import HttpResponseClientRedirect
 
 from annotation.aggregation.agreement import pairwise_quadratic_kappa
 from annotation.axes import AXES, MIN_KAPPA
-from annotation.io.gold_records import GoldRecord, load_gold
-from annotation.io.records import Problem, ProblemLog, readable_paths
 from annotation.models.training import GoldItem, QualificationAttempt, TrainingAnswer
 from core.roles import ANNOTATOR
 
 __all__ = [
+    "MIN_SECONDS_SETTING",
     "QUALIFICATION_REQUIRED_MESSAGE",
-    "GoldImportSummary",
+    "AnsweredTooFast",
+    "AxisDifference",
+    "ItemReview",
     "TrainingUnavailable",
     "annotators_with_attempts",
     "gold_agreement",
-    "gold_test_set_warnings",
-    "import_gold",
     "is_qualified",
+    "min_seconds_per_item",
     "practice_answer_submit",
     "practice_next_item",
     "practice_progress",
     "qualification_answer_submit",
     "qualification_finish",
+    "qualification_item_shown",
     "qualification_next_item",
     "qualification_open_attempt",
     "qualification_required",
+    "qualification_review",
     "qualification_start",
+    "seconds_left",
 ]
 
 
 class TrainingUnavailable(Exception):
     """The training cannot go on as asked (no gold items of that set, a finished attempt, a wrong item)."""
+
+
+class AnsweredTooFast(Exception):
+    """A test answer came before the minimum time per item had passed since the item was shown."""
+
+    def __init__(self, *, minimum: float, remaining: int):
+        super().__init__(f"answered too soon: {remaining} s of the minimum {minimum:g} s per item left")
+        self.minimum = minimum
+        self.remaining = remaining
 
 
 # --------------------------------------------------------------------------- gating
@@ -106,104 +123,6 @@ def qualification_required(view_func):
     return wrapper
 
 
-# --------------------------------------------------------------------------- gold import
-
-
-@dataclass
-class GoldImportSummary:
-    created: int = 0
-    updated: int = 0
-    unchanged: int = 0
-    practice: int = 0  # items of each set in the files
-    test: int = 0
-    dry_run: bool = False
-
-    def __str__(self) -> str:
-        verb = "would create" if self.dry_run else "created"
-        return (
-            f"{verb} {self.created}, updated {self.updated}, unchanged {self.unchanged} "
-            f"({self.practice} practice, {self.test} test in the files)"
-        )
-
-
-def _values_of(record: GoldRecord) -> dict:
-    values = {
-        "user_text": record.user,
-        "response_text": record.response,
-        "context": record.context,
-        "explanation": record.explanation,
-        "set": record.set,
-    }
-    values.update({f"{axis}_gold": record.gold[axis] for axis in AXES})
-    return values
-
-
-_COMPARED = ["user_text", "response_text", "context", "explanation", "set", *(f"{axis}_gold" for axis in AXES)]
-
-
-def import_gold(*, paths: Sequence[str | Path], dry_run: bool = False, update: bool = False) -> GoldImportSummary:
-    """Store the gold items of JSONL files (annotation.io.gold_records); any problem stores nothing.
-
-    Re-importing the same content changes nothing; an existing id with other content is a problem
-    unless ``update`` is given. New items are placed after the stored ones, in file order.
-    """
-    log = ProblemLog()
-    records = load_gold(readable_paths(paths, log), log=log)
-    stored = {
-        row["external_id"]: row
-        for row in GoldItem.objects.filter(external_id__in=[r.id for r in records]).values(
-            "pk", "external_id", *_COMPARED
-        )
-    }
-    summary = GoldImportSummary(dry_run=dry_run)
-    new: list[GoldRecord] = []
-    changed: list[tuple[int, GoldRecord]] = []
-    for record in records:
-        setattr(summary, record.set, getattr(summary, record.set) + 1)
-        row = stored.get(record.id)
-        if row is None:
-            new.append(record)
-        elif all(row[name] == value for name, value in _values_of(record).items()):
-            summary.unchanged += 1
-        elif update:
-            changed.append((row["pk"], record))
-        else:
-            message = f"gold item {record.id!r} already exists with different content; use --update to replace it"
-            log.add(Problem(record.file, record.line, "$.id", message))
-    log.raise_if_any()
-    summary.created, summary.updated = len(new), len(changed)
-    if dry_run:
-        return summary
-    with transaction.atomic():
-        now = timezone.now()
-        start = (GoldItem.objects.aggregate(last=Max("position"))["last"] or 0) + 1
-        GoldItem.objects.bulk_create(
-            [
-                GoldItem(external_id=r.id, position=start + i, created_at=now, updated_at=now, **_values_of(r))
-                for i, r in enumerate(new)
-            ]
-        )
-        for pk, record in changed:
-            GoldItem.objects.filter(pk=pk).update(updated_at=now, **_values_of(record))
-    return summary
-
-
-def gold_test_set_warnings() -> list[str]:
-    """Why the stored test set cannot separate good annotators from bad ones, if it cannot (English)."""
-    items = list(GoldItem.objects.filter(set=GoldItem.Set.TEST).values(*(f"{axis}_gold" for axis in AXES)))
-    if not items:
-        return ["there are no test items: annotators cannot take the qualification test"]
-    warnings = []
-    for axis in AXES:
-        levels = {item[f"{axis}_gold"] for item in items}
-        if len(levels) < 2:
-            warnings.append(
-                f"{axis}: every test item has gold score {levels.pop()}, so kappa is undefined "
-                "for an annotator who agrees on all items"
-            )
-    return warnings
-
-
 # --------------------------------------------------------------------------- practice
 
 
@@ -239,11 +158,28 @@ def _score_values(scores: Mapping[str, int]) -> dict[str, int]:
     return values
 
 
-def practice_answer_submit(*, annotator, gold_item: GoldItem, scores: Mapping[str, int]) -> TrainingAnswer:
+def _confidence_values(confidence: Mapping[str, float] | None) -> dict[str, float]:
+    """The confidence per axis (0.0-1.0) as stored; none given is stored as {} (answers made by scripts)."""
+    if not confidence:
+        return {}
+    values = {}
+    for axis in AXES:
+        value = confidence.get(axis)
+        if isinstance(value, bool) or not isinstance(value, int | float) or not 0 <= value <= 1:
+            raise ValueError(f"{axis}: expected a confidence from 0.0 to 1.0, got {value!r}")
+        values[axis] = float(value)
+    return values
+
+
+def practice_answer_submit(
+    *, annotator, gold_item: GoldItem, scores: Mapping[str, int], confidence: Mapping[str, float] | None = None
+) -> TrainingAnswer:
     """Store one practice answer; the caller shows it beside the gold scores."""
     if gold_item.set != GoldItem.Set.PRACTICE:
         raise TrainingUnavailable(f"{gold_item.external_id} is not a practice item")
-    return TrainingAnswer.objects.create(annotator=annotator, gold_item=gold_item, **_score_values(scores))
+    return TrainingAnswer.objects.create(
+        annotator=annotator, gold_item=gold_item, confidence=_confidence_values(confidence), **_score_values(scores)
+    )
 
 
 # --------------------------------------------------------------------------- qualification test
@@ -308,22 +244,81 @@ def qualification_next_item(*, attempt: QualificationAttempt) -> tuple[GoldItem 
     return None, 0
 
 
+MIN_SECONDS_SETTING = "TRAINING_MIN_SECONDS_PER_ITEM"
+
+
+def min_seconds_per_item() -> float:
+    """The least time a test item must be on screen before its answer counts (the setting, default 5)."""
+    value = getattr(settings, MIN_SECONDS_SETTING, 5)
+    try:
+        seconds = float(value)
+    except (TypeError, ValueError):
+        seconds = math.nan
+    if isinstance(value, bool) or not math.isfinite(seconds) or seconds < 0:
+        raise ImproperlyConfigured(f"{MIN_SECONDS_SETTING} must be a number of seconds >= 0, got {value!r}")
+    return seconds
+
+
+def seconds_left(*, shown_at, minimum: float, now=None) -> int:
+    """Whole seconds (rounded up) until an item shown at ``shown_at`` may be answered; 0 when it may."""
+    elapsed = 0.0 if shown_at is None else ((now or timezone.now()) - shown_at).total_seconds()
+    return max(0, math.ceil(minimum - elapsed))
+
+
+def qualification_item_shown(*, attempt: QualificationAttempt, gold_item: GoldItem):
+    """Note that ``gold_item`` is on screen now, unless it already was: returns since when it is shown.
+
+    Showing the same item again (a reload, an answer refused as too fast) keeps the first time, so the
+    clock is never restarted by the annotator and never reset to their advantage either.
+    """
+    QualificationAttempt.objects.filter(pk=attempt.pk, finished_at__isnull=True).exclude(
+        shown_item_id=gold_item.pk
+    ).update(shown_item=gold_item, shown_at=timezone.now())
+    attempt.shown_item_id, attempt.shown_at = QualificationAttempt.objects.values_list("shown_item", "shown_at").get(
+        pk=attempt.pk
+    )
+    return attempt.shown_at
+
+
 def qualification_answer_submit(
-    *, attempt: QualificationAttempt, gold_item: GoldItem, scores: Mapping[str, int]
+    *,
+    attempt: QualificationAttempt,
+    gold_item: GoldItem,
+    scores: Mapping[str, int],
+    confidence: Mapping[str, float] | None = None,
+    min_seconds: float | None = None,
 ) -> QualificationAttempt:
     """Store the answer to one test item (a repeated answer to the same item is ignored).
 
-    When every item of the attempt is answered, the attempt is finished and scored.
+    Raises ``AnsweredTooFast`` (storing nothing) when less than ``min_seconds`` (by default
+    ``min_seconds_per_item()``) have passed since ``qualification_item_shown`` put the item on
+    screen; an item never shown has been on screen for 0 seconds. When every item of the attempt is
+    answered, the attempt is finished and scored.
     """
     values = _score_values(scores)
+    confidences = _confidence_values(confidence)
+    minimum = min_seconds_per_item() if min_seconds is None else min_seconds
     with transaction.atomic():
         attempt = QualificationAttempt.objects.select_for_update().get(pk=attempt.pk)
         if attempt.is_finished:
             raise TrainingUnavailable("this attempt is already finished")
         if gold_item.pk not in attempt.item_ids:
             raise TrainingUnavailable(f"{gold_item.external_id} is not an item of this attempt")
-        TrainingAnswer.objects.get_or_create(
-            attempt=attempt, gold_item=gold_item, defaults={"annotator_id": attempt.annotator_id, **values}
+        if attempt.answers.filter(gold_item=gold_item).exists():
+            return attempt
+        now = timezone.now()
+        shown_at = attempt.shown_at if attempt.shown_item_id == gold_item.pk else None
+        remaining = seconds_left(shown_at=shown_at, minimum=minimum, now=now)
+        if remaining:
+            raise AnsweredTooFast(minimum=minimum, remaining=remaining)
+        TrainingAnswer.objects.create(
+            attempt=attempt,
+            gold_item=gold_item,
+            annotator_id=attempt.annotator_id,
+            confidence=confidences,
+            shown_at=shown_at,
+            created_at=now,
+            **values,
         )
         if attempt.answers.count() >= len(attempt.item_ids):
             qualification_finish(attempt=attempt)
@@ -338,6 +333,53 @@ def qualification_finish(*, attempt: QualificationAttempt) -> QualificationAttem
     attempt.finished_at = timezone.now()
     attempt.save(update_fields=["passed", "kappas", "reasons", "finished_at"])
     return attempt
+
+
+@dataclass(frozen=True)
+class AxisDifference:
+    axis: str
+    mine: int
+    gold: int
+    confidence: float | None  # the annotator's confidence on this axis, None where not recorded
+
+    @property
+    def diff(self) -> int:
+        return self.mine - self.gold
+
+
+@dataclass(frozen=True)
+class ItemReview:
+    """One test item of an attempt beside its gold scores: the axes on which the answer differs."""
+
+    number: int  # 1-based position in the attempt
+    item: GoldItem
+    answer: TrainingAnswer | None  # None: not answered (an unfinished attempt)
+    differences: tuple[AxisDifference, ...]
+
+    @property
+    def matched(self) -> bool:
+        return self.answer is not None and not self.differences
+
+
+def qualification_review(*, attempt: QualificationAttempt) -> list[ItemReview]:
+    """Every item of the attempt in the order asked, with the axes where the answer differs from gold."""
+    items = GoldItem.objects.in_bulk(attempt.item_ids)
+    answers = {answer.gold_item_id: answer for answer in attempt.answers.all()}
+    reviews = []
+    for number, pk in enumerate(attempt.item_ids, start=1):
+        item, answer = items.get(pk), answers.get(pk)
+        if item is None:  # a gold item deleted after the attempt (only possible while unanswered)
+            continue
+        differences = ()
+        if answer is not None:
+            gold, mine = item.gold, answer.scores
+            differences = tuple(
+                AxisDifference(axis, mine[axis], gold[axis], answer.confidence.get(axis))
+                for axis in AXES
+                if mine[axis] != gold[axis]
+            )
+        reviews.append(ItemReview(number, item, answer, differences))
+    return reviews
 
 
 def annotators_with_attempts():

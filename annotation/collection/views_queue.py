@@ -7,7 +7,6 @@ from contextlib import nullcontext
 from functools import partial
 
 from django.contrib import messages
-from django.core.paginator import Paginator
 from django.db import DatabaseError, transaction
 from django.db.models import Count, Q
 from django.http import Http404
@@ -18,16 +17,20 @@ from django.utils.formats import date_format
 from django.utils.functional import SimpleLazyObject
 from django.utils.html import format_html
 from django.utils.translation import gettext as _
+from django.utils.translation import gettext_lazy as _lazy
 from django.views.decorators.http import require_GET, require_http_methods, require_POST
 
 from annotation.axes import AXES, MIN_CONFIDENCE
-from annotation.collection.forms import RatingForm, SkipForm, parse_rating
+from annotation.collection.forms import EditReasonForm, ItemCommentForm, RatingForm, SkipForm, parse_rating
+from annotation.collection.history import edits_of, ratings_page, skipped_page
 from annotation.collection.progress import batch_progress
 from annotation.collection.queue import (
     Outcome,
     Rated,
+    Unskip,
     assignment_next,
     assignment_skip,
+    assignment_unskip,
     batch_get,
     rating_submit,
     work_left,
@@ -35,8 +38,11 @@ from annotation.collection.queue import (
 from annotation.collection.training import qualification_required
 from annotation.guidelines.scale import AXIS_NAMES, axes_info
 from annotation.models import Annotation, Assignment, Batch
+from annotation.review.services import ReviewError, item_comment_create
 from annotation.services import annotation_update
 from core.permissions import annotator_required
+
+ANNOTATOR_EDIT = "annotator edit"  # the reason stored when the annotator gives none
 
 logger = logging.getLogger(__name__)
 
@@ -62,16 +68,29 @@ def queue(request):
     return render(request, "annotation/queue/batches.html", {"batches": _batches_for(request.user)})
 
 
-def _workspace(request, batch: Batch, *, form: RatingForm | None = None, assignment: Assignment | None = None):
+def _workspace(
+    request,
+    batch: Batch,
+    *,
+    form: RatingForm | None = None,
+    assignment: Assignment | None = None,
+    undo_skip: Assignment | None = None,
+    clear_toast: bool = False,
+):
     assignment = assignment or assignment_next(batch=batch, annotator=request.user)
     context = {
         "batch": batch,
         "assignment": assignment,
         "min_confidence": MIN_CONFIDENCE,
         "progress": batch_progress(
-            batch=batch, annotator=request.user, mine=getattr(assignment, "progress_counts", None)
+            batch=batch,
+            annotator=request.user,
+            mine=getattr(assignment, "progress_counts", None),
+            batch_done=getattr(assignment, "batch_ratings_done", None),
         ),
         "skip_reason_label": SkipForm.base_fields["reason"].label,
+        "undo_skip": undo_skip,  # the skip the toast offers to undo
+        "clear_toast": clear_toast,
     }
     if form is None:
         # An empty form renders the same for every item (the template caches it per language):
@@ -84,6 +103,8 @@ def _workspace(request, batch: Batch, *, form: RatingForm | None = None, assignm
         ids = (batch.pk, assignment.pk)
         context["submit_url"] = reverse("annotation:submit", args=ids)
         context["skip_url"] = reverse("annotation:skip", args=ids)
+        context["comment_url"] = reverse("annotation:comment", args=ids)
+        context["note_form"] = context["note_sent"] = None  # the note form starts empty
         dialogue = assignment.dialogue
         context["before"] = [t for t in dialogue.context if t["turn"] < 0]
         context["after"] = [t for t in dialogue.context if t["turn"] > 0]
@@ -102,7 +123,19 @@ def rate(request, batch_id: int):
     batch = batch_get(batch_id)
     if batch is None:
         raise Http404
-    return _workspace(request, batch)
+    return _workspace(request, batch, undo_skip=_skip_to_undo(request, batch))
+
+
+def _skip_to_undo(request, batch: Batch) -> Assignment | None:
+    """After a skip without HTMX (``?undo=<assignment>``): the annotator's skip that the toast offers to undo."""
+    undo = request.GET.get("undo", "")
+    if not undo.isdigit():
+        return None
+    return (
+        Assignment.objects.select_related("dialogue")
+        .filter(pk=int(undo), annotator=request.user, batch=batch, status=Assignment.Status.SKIPPED)
+        .first()
+    )
 
 
 def _own_assignment(request, batch_id: int, assignment_id: int) -> tuple[Batch, Assignment]:
@@ -190,24 +223,95 @@ def skip(request, batch_id: int, assignment_id: int):
     batch, assignment = _own_assignment(request, batch_id, assignment_id)
     form = SkipForm(request.POST)
     reason = form.cleaned_data["reason"] if form.is_valid() else ""
-    assignment_skip(assignment=assignment, reason=reason)
-    messages.info(request, _("Skipped %(id)s.") % {"id": assignment.dialogue.external_id})
+    skipped = assignment_skip(assignment=assignment, reason=reason)
+    undo = skipped if skipped.status == Assignment.Status.SKIPPED else None
     if request.htmx:
-        return _workspace(request, batch)
-    return redirect("annotation:rate", batch_id=batch.pk)
+        if undo is not None:
+            undo.dialogue = assignment.dialogue
+        return _workspace(request, batch, undo_skip=undo)
+    url = reverse("annotation:rate", args=[batch.pk])
+    return redirect(f"{url}?undo={undo.pk}" if undo is not None else url)
+
+
+_UNSKIP_REFUSED = {
+    Unskip.NOT_SKIPPED: _lazy("%(id)s is not a skipped item of yours any more; nothing was changed."),
+    Unskip.RATED: _lazy("You have already rated %(id)s."),
+    Unskip.FULL: _lazy(
+        "%(id)s cannot be reopened: it already has all the ratings and reservations it needs (already complete)."
+    ),
+    Unskip.UNAVAILABLE: _lazy("%(id)s cannot be reopened: its batch is paused, closed or no longer open to you."),
+}
+
+
+@annotator_required
+@qualification_required
+@require_POST
+def unskip(request, assignment_id: int):
+    """Undo a skip: the item is reserved for the annotator again (an open item of theirs in the batch goes back)."""
+    assignment = get_object_or_404(
+        Assignment.objects.select_related("dialogue", "batch"), pk=assignment_id, annotator=request.user
+    )
+    batch, item = assignment.batch, assignment.dialogue.external_id
+    done = assignment_unskip(assignment=assignment, annotator=request.user)
+    # A second click on the undo finds the item reopened already: it is shown, with nothing to say.
+    open_already = done.outcome is Unskip.NOT_SKIPPED and done.assignment.status == Assignment.Status.RESERVED
+    if done.reopened:
+        text = _("Reopened %(id)s: rate it now.") % {"id": item}
+        if done.released is not None:
+            text += " " + _("The item you had open in this batch went back to the queue.")
+        messages.success(request, text)
+    elif not open_already:
+        messages.error(request, _UNSKIP_REFUSED[done.outcome] % {"id": item})
+    if request.htmx:
+        return _workspace(request, batch, clear_toast=True)
+    if done.reopened or open_already:
+        return redirect("annotation:rate", batch_id=batch.pk)
+    return redirect(reverse("annotation:history") + "#skipped")
+
+
+@annotator_required
+@qualification_required
+@require_POST
+def comment(request, batch_id: int, assignment_id: int):
+    """An annotator's comment or "problem" mark on the item of one of their assignments (not a rating)."""
+    batch, assignment = _own_assignment(request, batch_id, assignment_id)
+    form = ItemCommentForm(request.POST)
+    sent = None
+    if form.is_valid():
+        try:
+            sent = item_comment_create(
+                dialogue=assignment.dialogue,
+                author=request.user,
+                text=form.cleaned_data["text"],
+                problem=form.cleaned_data["problem"],
+            )
+        except ReviewError as error:  # the form checks the same rules; kept for rules added to the service
+            form.add_error(None, str(error))
+    if not request.htmx:
+        if sent is not None:
+            messages.success(request, _("Your note on %(id)s was sent.") % {"id": assignment.dialogue.external_id})
+        else:
+            messages.error(request, " ".join([*form.non_field_errors(), *form.errors.get("text", [])]))
+        return redirect("annotation:rate", batch_id=batch.pk)
+    context = {
+        "assignment": assignment,
+        "comment_url": reverse("annotation:comment", args=[batch.pk, assignment.pk]),
+        "note_form": None if sent is not None else form,
+        "note_sent": sent,
+    }
+    return render(request, "annotation/queue/rate.html#item-note-body", context)
 
 
 @annotator_required
 @require_GET
 def history(request):
-    annotations = (
-        Annotation.objects.filter(annotator=request.user)
-        .select_related("dialogue", "dialogue__batch")
-        .annotate(n_edits=Count("edits"))
-        .order_by("-created_at")
-    )
-    page = Paginator(annotations, 50).get_page(request.GET.get("page"))
-    return render(request, "annotation/queue/history.html", {"page": page, "axes": AXES})
+    context = {
+        "page": ratings_page(annotator=request.user, number=request.GET.get("page")),
+        "skipped": skipped_page(annotator=request.user, number=request.GET.get("skipped_page")),
+        "axis_names": [AXIS_NAMES[axis] for axis in AXES],
+        "annotator_edit": ANNOTATOR_EDIT,
+    }
+    return render(request, "annotation/queue/history.html", context)
 
 
 @annotator_required
@@ -218,10 +322,12 @@ def edit(request, annotation_id: int):
         raise Http404
     initial = {**annotation.scores, **{f"{axis}_confidence": c for axis, c in annotation.confidences.items()}}
     form = RatingForm(request.POST or None, initial=initial)
-    if request.method == "POST" and form.is_valid():
+    reason_form = EditReasonForm(request.POST or None)
+    if request.method == "POST" and form.is_valid() and reason_form.is_valid():
         values = {f"{axis}_score": score for axis, score in form.scores().items()}
         values.update({f"{axis}_confidence": value for axis, value in form.confidences().items()})
-        annotation_update(annotation=annotation, values=values, user=request.user, reason="annotator edit")
+        reason = reason_form.cleaned_data["reason"] or ANNOTATOR_EDIT
+        annotation_update(annotation=annotation, values=values, user=request.user, reason=reason)
         messages.success(request, _("Updated your rating of %(id)s.") % {"id": annotation.dialogue.external_id})
         return redirect("annotation:history")
     dialogue = annotation.dialogue
@@ -229,10 +335,12 @@ def edit(request, annotation_id: int):
         "annotation": annotation,
         "dialogue": dialogue,
         "form": form,
+        "reason_form": reason_form,
         "axis_rows": form.axis_rows(axes_info()),
         "min_confidence": MIN_CONFIDENCE,
         "before": [t for t in dialogue.context if t["turn"] < 0],
         "after": [t for t in dialogue.context if t["turn"] > 0],
-        "edits": annotation.edits.all()[:20],
+        "edits": edits_of(annotation),
+        "annotator_edit": ANNOTATOR_EDIT,
     }
     return render(request, "annotation/queue/edit.html", context)

@@ -1,14 +1,18 @@
 """Training pages (seed 000, B.3.1): start page, practice with feedback, the qualification test, results.
 
-Annotators practise and sit the test; researchers import gold items and see everyone's results.
-The practice and test forms post with HTMX (a partial comes back) and work as plain forms too.
+Annotators practise and sit the test on the rating page's own component (the axis rows, the
+confidence selector, rating.js's keyboard); researchers import gold items and see everyone's
+results. The practice and test forms post with HTMX (a partial comes back) and work as plain forms too.
 """
 
 from __future__ import annotations
 
 import dataclasses
+import math
 import re
+import statistics
 import tempfile
+from functools import partial
 from pathlib import Path
 
 from django import forms
@@ -18,12 +22,13 @@ from django.http import Http404
 from django.shortcuts import get_object_or_404, redirect, render
 from django.urls import reverse
 from django.utils.translation import gettext as _
-from django.utils.translation import gettext_lazy
+from django.utils.translation import gettext_lazy, ngettext
 from django.views.decorators.http import require_GET, require_http_methods, require_POST
 from django_htmx.http import HttpResponseClientRedirect
 
-from annotation.axes import AXES, MIN_KAPPA, SCORES
-from annotation.collection import training
+from annotation.axes import MIN_CONFIDENCE, MIN_KAPPA
+from annotation.collection import gold_import, training
+from annotation.collection.forms import RatingForm
 from annotation.guidelines.scale import axes_info
 from annotation.io.records import InputError
 from annotation.models.training import GoldItem, QualificationAttempt, TrainingAnswer
@@ -33,33 +38,10 @@ from core.roles import RESEARCHER, has_role
 MAX_UPLOAD_BYTES = 20 * 1024 * 1024
 
 
-class ScoresForm(forms.Form):
-    """The four scores (1-5) for one gold item."""
+class TrainingRatingForm(RatingForm):
+    """The rating page's form (four scores, four confidences) plus the gold item it answers."""
 
     item = forms.IntegerField(widget=forms.HiddenInput)
-
-    def __init__(self, *args, **kwargs):
-        super().__init__(*args, **kwargs)
-        for axis in AXES:
-            self.fields[axis] = forms.TypedChoiceField(
-                choices=[(s, str(s)) for s in SCORES],
-                coerce=int,
-                widget=forms.RadioSelect,
-                error_messages={"required": gettext_lazy("Choose a score from 1 to 5.")},
-            )
-
-    def scores(self) -> dict[str, int]:
-        return {axis: self.cleaned_data[axis] for axis in AXES}
-
-    def axes(self) -> list[dict]:
-        """Per axis: its name, definition and levels with the chosen one marked, and the field errors."""
-        rows = []
-        for info in axes_info():
-            field = self[info.key]
-            chosen = str(field.value() or "")
-            levels = [{"level": level, "checked": chosen == str(level.score)} for level in info.levels]
-            rows.append({"info": info, "name": field.html_name, "levels": levels, "errors": field.errors})
-        return rows
 
 
 class GoldUploadForm(forms.Form):
@@ -76,6 +58,10 @@ class GoldUploadForm(forms.Form):
         return upload
 
 
+def _level(info, score: int):
+    return info.levels[score - 1]
+
+
 def _comparison(answer: TrainingAnswer) -> list[dict]:
     gold = answer.gold_item.gold
     return [
@@ -83,10 +69,24 @@ def _comparison(answer: TrainingAnswer) -> list[dict]:
             "info": info,
             "mine": answer.scores[info.key],
             "gold": gold[info.key],
+            "gold_level": _level(info, gold[info.key]),
             "diff": answer.scores[info.key] - gold[info.key],
+            "confidence": answer.confidence.get(info.key),
         }
         for info in axes_info()
     ]
+
+
+def _seconds_text(seconds: float) -> str:
+    number = int(seconds) if float(seconds).is_integer() else seconds
+    return ngettext("%(n)s second", "%(n)s seconds", math.ceil(seconds)) % {"n": number}
+
+
+def too_fast_message(exc: training.AnsweredTooFast) -> str:
+    return _("Take at least %(minimum)s to rate this item (%(remaining)s more).") % {
+        "minimum": _seconds_text(exc.minimum),
+        "remaining": _seconds_text(exc.remaining),
+    }
 
 
 def _turns(item: GoldItem) -> dict:
@@ -94,6 +94,25 @@ def _turns(item: GoldItem) -> dict:
         "before": [t for t in item.context if t["turn"] < 0],
         "after": [t for t in item.context if t["turn"] > 0],
     }
+
+
+def _item_context(item: GoldItem, *, form: TrainingRatingForm | None, submit_url: str, draft_key: str) -> dict:
+    """What the rating component (annotation/queue/_dialogue.html, _rating_fields.html) needs for one item."""
+    context = {
+        "item": item,
+        "dialogue": item,  # GoldItem has the dialogue's user_text / response_text / context
+        **_turns(item),
+        "min_confidence": MIN_CONFIDENCE,
+        "submit_url": submit_url,
+        "draft_key": draft_key,
+    }
+    if form is None:
+        # As on the rating page: an empty form renders the same for every item (cached per language).
+        context["fresh_form"] = True
+        form = TrainingRatingForm(initial={"item": item.pk})
+    context["form"] = form
+    context["axis_rows"] = partial(form.axis_rows, axes_info())
+    return context
 
 
 def _client_redirect(request, url: str):
@@ -107,6 +126,7 @@ def _client_redirect(request, url: str):
 @require_GET
 def training_start(request):
     user = request.user
+    minimum = training.min_seconds_per_item()
     attempts = list(QualificationAttempt.objects.filter(annotator=user).annotate(n_answers=Count("answers")))
     context = {
         "qualified": training.is_qualified(user),
@@ -115,6 +135,7 @@ def training_start(request):
         "open_attempt": next((a for a in attempts if not a.is_finished), None),
         "finished_attempts": [a for a in attempts if a.is_finished],
         "min_kappa": MIN_KAPPA,
+        "min_seconds": _seconds_text(minimum) if minimum else "",
         "axes": axes_info(),
     }
     return render(request, "annotation/training/start.html", context)
@@ -122,12 +143,14 @@ def training_start(request):
 
 def _practice_page(request, *, item=None, form=None, answer=None):
     template = "annotation/training/practice.html"
-    context = {"progress": training.practice_progress(annotator=request.user), "item": item, "answer": answer}
+    context = {"progress": training.practice_progress(annotator=request.user), "answer": answer}
     if answer is not None:
-        context.update(item=answer.gold_item, comparison=_comparison(answer))
-    if context["item"] is not None:
-        context.update(_turns(context["item"]))
-        context["form"] = form or ScoresForm(initial={"item": context["item"].pk})
+        item = answer.gold_item
+        context.update(comparison=_comparison(answer))
+    if item is not None:
+        url = reverse("annotation:practice")
+        context.update(_item_context(item, form=form, submit_url=url, draft_key=f"practice-{item.pk}"))
+    context["item"] = item
     return render(request, template + "#practice-panel" if request.htmx else template, context)
 
 
@@ -140,10 +163,12 @@ def practice(request):
     if not item_id.isdigit():
         raise Http404("no such practice item")
     item = get_object_or_404(GoldItem, pk=int(item_id), set=GoldItem.Set.PRACTICE)
-    form = ScoresForm(request.POST)
+    form = TrainingRatingForm(request.POST)
     if not form.is_valid():
         return _practice_page(request, item=item, form=form)
-    answer = training.practice_answer_submit(annotator=request.user, gold_item=item, scores=form.scores())
+    answer = training.practice_answer_submit(
+        annotator=request.user, gold_item=item, scores=form.scores(), confidence=form.confidences()
+    )
     if request.htmx:
         return _practice_page(request, answer=answer)
     return redirect("annotation:practice-feedback", answer_id=answer.pk)
@@ -169,15 +194,25 @@ def qualification_start(request):
     return _client_redirect(request, reverse("annotation:qualification"))
 
 
-def _test_page(request, attempt: QualificationAttempt, *, form=None):
+def _test_page(request, attempt: QualificationAttempt, *, form=None, too_fast=None):
     item, number = training.qualification_next_item(attempt=attempt)
     if item is None:  # every item answered: the attempt was finished with the last answer
         return _client_redirect(request, reverse("annotation:qualification-result", args=[attempt.pk]))
-    template = "annotation/training/qualification.html"
-    context = {"attempt": attempt, "item": item, "number": number, "total": len(attempt.item_ids), **_turns(item)}
-    context["form"] = (
-        form if form is not None and form.data.get("item") == str(item.pk) else ScoresForm(initial={"item": item.pk})
+    shown_at = training.qualification_item_shown(attempt=attempt, gold_item=item)
+    minimum = training.min_seconds_per_item()
+    if form is None or form.data.get("item") != str(item.pk):
+        form = too_fast = None  # the answer was for another item (an old tab): show this one afresh
+    url = reverse("annotation:qualification")
+    context = _item_context(item, form=form, submit_url=url, draft_key=f"test-{attempt.pk}-{item.pk}")
+    context.update(
+        attempt=attempt,
+        number=number,
+        total=len(attempt.item_ids),
+        min_seconds=_seconds_text(minimum) if minimum else "",
+        wait_seconds=training.seconds_left(shown_at=shown_at, minimum=minimum),
+        too_fast=too_fast_message(too_fast) if too_fast else None,
     )
+    template = "annotation/training/qualification.html"
     return render(request, template + "#test-panel" if request.htmx else template, context)
 
 
@@ -190,14 +225,19 @@ def qualification(request):
         return _client_redirect(request, reverse("annotation:training"))
     if request.method == "GET":
         return _test_page(request, attempt)
-    form = ScoresForm(request.POST)
+    form = TrainingRatingForm(request.POST)
     if not form.is_valid():
         return _test_page(request, attempt, form=form)
     item = GoldItem.objects.filter(pk=form.cleaned_data["item"]).first()
     if item is None:
         raise Http404("no such test item")
     try:
-        attempt = training.qualification_answer_submit(attempt=attempt, gold_item=item, scores=form.scores())
+        attempt = training.qualification_answer_submit(
+            attempt=attempt, gold_item=item, scores=form.scores(), confidence=form.confidences()
+        )
+    except training.AnsweredTooFast as exc:
+        # Nothing stored: the same item again, with the entered values and how long is left.
+        return _test_page(request, attempt, form=form, too_fast=exc)
     except training.TrainingUnavailable:
         return _client_redirect(request, reverse("annotation:qualification"))
     if attempt.is_finished:
@@ -205,6 +245,24 @@ def qualification(request):
     if request.htmx:
         return _test_page(request, attempt)
     return redirect("annotation:qualification")
+
+
+def _review_rows(attempt: QualificationAttempt) -> tuple[list, list, dict[str, int]]:
+    """(items that differ with their axes, items that match on every axis, differing items per axis)."""
+    infos = {info.key: info for info in axes_info()}
+    differing, matched = [], []
+    per_axis = dict.fromkeys(infos, 0)
+    for review in training.qualification_review(attempt=attempt):
+        if review.matched:
+            matched.append(review)
+            continue
+        axes = []
+        for difference in review.differences:
+            per_axis[difference.axis] += 1
+            info = infos[difference.axis]
+            axes.append({"info": info, "d": difference, "gold_level": _level(info, difference.gold)})
+        differing.append({"review": review, "axes": axes, **_turns(review.item)})
+    return differing, matched, per_axis
 
 
 @require_GET
@@ -215,16 +273,28 @@ def qualification_result(request, attempt_id: int):
         raise Http404("no such attempt")
     if not attempt.is_finished:
         return redirect("annotation:qualification" if own else "annotation:qualification-results")
+    differing, matched, per_axis = _review_rows(attempt)
     rows = [
         {
             "info": info,
             "kappa": attempt.kappas.get(info.key),
             "passed": attempt.reasons.get(info.key) is None and attempt.kappas.get(info.key) is not None,
             "reason": attempt.reasons.get(info.key),
+            "n_differing": per_axis[info.key],
         }
         for info in axes_info()
     ]
-    context = {"attempt": attempt, "rows": rows, "own": own, "min_kappa": MIN_KAPPA}
+    answers = [r.answer for r in matched + [d["review"] for d in differing] if r.answer is not None]
+    seconds = [a.seconds for a in answers if a.seconds is not None]
+    context = {
+        "attempt": attempt,
+        "rows": rows,
+        "own": own,
+        "min_kappa": MIN_KAPPA,
+        "differing": differing,
+        "matched": matched,
+        "median_seconds": statistics.median(seconds) if seconds else None,
+    }
     return render(request, "annotation/training/result.html", context)
 
 
@@ -236,7 +306,7 @@ def _safe_name(name: str) -> str:
     return cleaned or "upload.jsonl"
 
 
-def _import_upload(form: GoldUploadForm) -> tuple[training.GoldImportSummary | None, list]:
+def _import_upload(form: GoldUploadForm) -> tuple[gold_import.GoldImportSummary | None, list]:
     upload = form.cleaned_data["file"]
     with tempfile.TemporaryDirectory(prefix="jaiml-gold-") as folder:
         path = Path(folder) / _safe_name(upload.name)
@@ -244,7 +314,7 @@ def _import_upload(form: GoldUploadForm) -> tuple[training.GoldImportSummary | N
             for chunk in upload.chunks():
                 handle.write(chunk)
         try:
-            summary = training.import_gold(
+            summary = gold_import.import_gold(
                 paths=[path], dry_run=form.cleaned_data["dry_run"], update=form.cleaned_data["update"]
             )
         except InputError as exc:
@@ -282,7 +352,7 @@ def gold_items(request):
         "problems": problems,
         "items": items,
         "counts": counts,
-        "warnings": training.gold_test_set_warnings(),
+        "warnings": gold_import.gold_test_set_warnings(),
         "axes": axes_info(),
     }
     return render(request, "annotation/training/gold_items.html", context, status=400 if problems else 200)

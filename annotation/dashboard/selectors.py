@@ -21,6 +21,7 @@ from django.urls import reverse
 
 from annotation.aggregation.weekly import week_codes, weekly_kappa_vs_rest
 from annotation.axes import AXES, MIN_KAPPA, TARGET_KAPPA
+from annotation.dashboard.palette import line_style
 from annotation.guidelines.scale import AXIS_NAMES
 from annotation.job_handlers import AGREEMENT_REPORT
 from annotation.models import AgreementReport, Annotation, Batch, QualityFlag
@@ -32,9 +33,6 @@ AXIS_LABELS = AXIS_NAMES
 # green from the target 0.80 up).
 _STOPS = [(-1.0, (122, 20, 14)), (0.0, (180, 35, 24)), (MIN_KAPPA, (245, 200, 106)), (TARGET_KAPPA, (143, 209, 158)),
           (1.0, (31, 122, 68))]  # fmt: skip
-# Okabe-Ito, colour-blind safe; after seven annotators the dash pattern tells lines apart.
-_PALETTE = ["#0072b2", "#d55e00", "#009e73", "#cc79a7", "#e69f00", "#56b4e9", "#000000"]
-_DASHES = ["", "6 3", "2 3", "8 3 2 3"]
 
 
 def number(value: float | None, digits: int = 3) -> str:
@@ -68,15 +66,42 @@ def running_job(batch: Batch) -> Job | None:
     return unfinished.order_by("-created_at").first()
 
 
+RECENT_FLAGS = 5
+
+
 def open_flags(batch: Batch) -> dict:
-    """How many quality flags of this batch's reports are open, and the admin changelist showing exactly them.
+    """How many quality flags of this batch's reports are open, by kind, the latest few, and the admin
+    changelist showing exactly them.
 
     The flag admin has no batch filter, so the link filters on the ids of the reports holding open flags.
     """
     flags = QualityFlag.objects.filter(status=QualityFlag.Status.OPEN, report__batch=batch)
     report_ids = sorted(set(flags.values_list("report_id", flat=True)))
     query = urlencode({"status__exact": QualityFlag.Status.OPEN, "report__id__in": ",".join(map(str, report_ids))})
-    return {"count": flags.count(), "admin_url": f"{reverse('admin:annotation_qualityflag_changelist')}?{query}"}
+    kinds = list(flags.order_by().values_list("kind").annotate(n=Count("id")).order_by("-n", "kind"))
+    recent = flags.select_related("annotator", "dialogue").order_by("-created_at", "-id")[:RECENT_FLAGS]
+    return {
+        "count": sum(n for _kind, n in kinds),
+        "kinds": [{"kind": kind, "n": n} for kind, n in kinds],
+        "recent": list(recent),
+        "admin_url": f"{reverse('admin:annotation_qualityflag_changelist')}?{query}",
+    }
+
+
+def report_bootstrap(report: AgreementReport) -> dict:
+    """The bootstrap actually used for ``report``: replicates and seed from its parameters (else its body)."""
+    stored = report.report.get("bootstrap") or {}
+    replicates = report.parameters.get("n_boot", stored.get("replicates"))
+    seed = report.parameters.get("seed", stored.get("seed"))
+    return {"replicates": None if replicates is None else int(replicates), "seed": seed}
+
+
+def ratings_changed_since(batch: Batch, report: AgreementReport) -> bool:
+    """Whether the batch's ratings now differ from those the report was computed from (added, removed, edited)."""
+    ratings = Annotation.objects.filter(dialogue__batch=batch)
+    if ratings.count() != report.report.get("n_ratings"):
+        return True
+    return ratings.filter(updated_at__gt=report.created_at).exists()
 
 
 def axis_summaries(report: AgreementReport) -> list[dict]:
@@ -273,11 +298,12 @@ def weekly_plot(batch: Batch, axis: str) -> dict | None:
             previous = code
         if run:
             segments.append(run)
+        colour, dash = line_style(n)
         series.append(
             {
                 "name": str(result.rater_ids[r]),
-                "colour": _PALETTE[n % len(_PALETTE)],
-                "dash": _DASHES[(n // len(_PALETTE)) % len(_DASHES)],
+                "colour": colour,
+                "dash": dash,
                 "points": points,
                 "lines": [" ".join(s) for s in segments if len(s) > 1],
             }

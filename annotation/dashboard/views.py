@@ -81,6 +81,7 @@ def dashboard(request):
         context |= {
             "axis_tabs": [{"axis": a, "label": selectors.AXIS_LABELS[a]} for a in AXES],
             "report": report,
+            "bootstrap": selectors.report_bootstrap(report) if report else None,
             "heat_map": selectors.heat_map(report, axis) if report else None,
             "weekly": selectors.weekly_plot(batch, axis) if batch.n_ratings else None,
         }
@@ -91,6 +92,9 @@ def dashboard(request):
             "summaries": selectors.axis_summaries(context["report"]) if context["report"] else [],
             "flags": selectors.open_flags(batch),
             "job": job or selectors.running_job(batch),
+            "stale": selectors.ratings_changed_since(batch, context["report"]) if context["report"] else False,
+            "recompute_n_boot": N_BOOT,  # what the button below asks for (the job's n_boot)
+            "activity_url": reverse("annotation:activity", args=[batch.pk]),
         }
     return _vary(render(request, PAGE, context))
 

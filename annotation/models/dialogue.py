@@ -11,9 +11,9 @@ class Batch(models.Model):
     """A set of dialogues imported together and annotated under the same settings."""
 
     class Status(models.TextChoices):
-        OPEN = "open", _("open")
-        PAUSED = "paused", _("paused")  # hands out nothing; open reservations may still be submitted
-        CLOSED = "closed", _("closed")
+        OPEN = "open", _("Open")  # capitalised: "open" is a quality flag's state (未対応)
+        PAUSED = "paused", _("Paused")  # hands out nothing; open reservations may still be submitted
+        CLOSED = "closed", _("Closed")
 
     name = models.CharField(_("name"), max_length=100, unique=True)
     description = models.TextField(_("description"), blank=True)
@@ -92,4 +92,4 @@ class DialogueRevision(models.Model):
         verbose_name_plural = _("dialogue revisions")
 
     def __str__(self) -> str:
-        return f"{self.dialogue_id} before {self.changed_at:%Y-%m-%d %H:%M}"
+        return f"{self.dialogue_id} before {timezone.localtime(self.changed_at):%Y-%m-%d %H:%M}"

@@ -13,8 +13,12 @@ class AgreementReport(models.Model):
     """One run of the agreement computation (the kappa_calculator report), kept for the UI and admin."""
 
     created_at = models.DateTimeField(_("created at"), default=timezone.now)
-    created_by = models.ForeignKey(settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL)
-    batch = models.ForeignKey(Batch, null=True, blank=True, on_delete=models.SET_NULL, related_name="reports")
+    created_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL, verbose_name=_("created by"), null=True, blank=True, on_delete=models.SET_NULL
+    )
+    batch = models.ForeignKey(
+        Batch, verbose_name=_("batch"), null=True, blank=True, on_delete=models.SET_NULL, related_name="reports"
+    )
     source = models.CharField(
         _("source"), max_length=255, help_text=_("The batch or files the report was computed from.")
     )
@@ -28,7 +32,7 @@ class AgreementReport(models.Model):
         verbose_name_plural = _("agreement reports")
 
     def __str__(self) -> str:
-        return f"{self.source} {self.created_at:%Y-%m-%d %H:%M}"
+        return f"{self.source} {timezone.localtime(self.created_at):%Y-%m-%d %H:%M}"
 
     def axis_kappa(self, axis: str):
         return (self.report.get("axes", {}).get(axis) or {}).get("kappa")
@@ -49,15 +53,32 @@ class QualityFlag(models.Model):
 
     source = models.CharField(_("source"), max_length=16, choices=Source.choices)
     kind = models.CharField(_("kind"), max_length=64, help_text=_("Rule id or outlier kind."))
-    report = models.ForeignKey(AgreementReport, null=True, blank=True, on_delete=models.CASCADE, related_name="flags")
+    report = models.ForeignKey(
+        AgreementReport, verbose_name=_("report"), null=True, blank=True, on_delete=models.CASCADE, related_name="flags"
+    )
     annotator = models.ForeignKey(
-        settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.CASCADE, related_name="quality_flags"
+        settings.AUTH_USER_MODEL,
+        verbose_name=_("annotator"),
+        null=True,
+        blank=True,
+        on_delete=models.CASCADE,
+        related_name="quality_flags",
     )
     dialogue = models.ForeignKey(
-        Dialogue, null=True, blank=True, on_delete=models.CASCADE, related_name="quality_flags"
+        Dialogue,
+        verbose_name=_("dialogue"),
+        null=True,
+        blank=True,
+        on_delete=models.CASCADE,
+        related_name="quality_flags",
     )
     annotation = models.ForeignKey(
-        Annotation, null=True, blank=True, on_delete=models.CASCADE, related_name="quality_flags"
+        Annotation,
+        verbose_name=_("annotation"),
+        null=True,
+        blank=True,
+        on_delete=models.CASCADE,
+        related_name="quality_flags",
     )
     axis = models.CharField(_("axis"), max_length=16, blank=True)
     statistic = models.FloatField(_("statistic"), null=True, blank=True)
@@ -66,7 +87,12 @@ class QualityFlag(models.Model):
     details = models.JSONField(_("details"), default=dict, blank=True)
     status = models.CharField(_("status"), max_length=16, choices=Status.choices, default=Status.OPEN)
     reviewer = models.ForeignKey(
-        settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL, related_name="reviewed_flags"
+        settings.AUTH_USER_MODEL,
+        verbose_name=_("reviewer"),
+        null=True,
+        blank=True,
+        on_delete=models.SET_NULL,
+        related_name="reviewed_flags",
     )
     reviewed_at = models.DateTimeField(_("reviewed at"), null=True, blank=True)
     review_note = models.TextField(_("review note"), blank=True)

@@ -94,7 +94,14 @@ class QueueEntry(models.Model):
         related_name="queue_entry",
     )
     # The dialogue's batch, copied by the triggers: the queue's index leads with it.
-    batch = models.ForeignKey(Batch, on_delete=models.DO_NOTHING, db_constraint=False, db_index=False, related_name="+")
+    batch = models.ForeignKey(
+        Batch,
+        verbose_name=_("batch"),
+        on_delete=models.DO_NOTHING,
+        db_constraint=False,
+        db_index=False,
+        related_name="+",
+    )
     taken_count = models.PositiveIntegerField(_("ratings and reservations"), default=0)
 
     class Meta:

@@ -13,7 +13,9 @@ from annotation.models.dialogue import Dialogue
 class AnnotatorProfile(models.Model):
     """Per-annotator facts that are not about logging in."""
 
-    user = models.OneToOneField(settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="annotator_profile")
+    user = models.OneToOneField(
+        settings.AUTH_USER_MODEL, verbose_name=_("user"), on_delete=models.CASCADE, related_name="annotator_profile"
+    )
     imported = models.BooleanField(
         _("imported"), default=False, help_text=_("Created by an import of annotation files, not a person who logs in.")
     )
@@ -109,12 +111,16 @@ class Annotation(models.Model):
 class AnnotationEdit(models.Model):
     """History of a changed annotation: who changed it, when, and the values before and after."""
 
-    annotation = models.ForeignKey(Annotation, on_delete=models.CASCADE, related_name="edits")
-    edited_by = models.ForeignKey(settings.AUTH_USER_MODEL, null=True, on_delete=models.SET_NULL, related_name="+")
-    edited_at = models.DateTimeField(default=timezone.now)
-    old_values = models.JSONField()
-    new_values = models.JSONField()
-    reason = models.CharField(max_length=200, blank=True)
+    annotation = models.ForeignKey(
+        Annotation, verbose_name=_("annotation"), on_delete=models.CASCADE, related_name="edits"
+    )
+    edited_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL, verbose_name=_("edited by"), null=True, on_delete=models.SET_NULL, related_name="+"
+    )
+    edited_at = models.DateTimeField(_("edited at"), default=timezone.now)
+    old_values = models.JSONField(_("old values"))
+    new_values = models.JSONField(_("new values"))
+    reason = models.CharField(_("reason"), max_length=200, blank=True)
 
     class Meta:
         ordering = ["-edited_at"]
@@ -122,4 +128,4 @@ class AnnotationEdit(models.Model):
         verbose_name_plural = _("annotation edits")
 
     def __str__(self) -> str:
-        return f"{self.annotation_id} @ {self.edited_at:%Y-%m-%d %H:%M}"
+        return f"{self.annotation_id} @ {timezone.localtime(self.edited_at):%Y-%m-%d %H:%M}"

@@ -11,6 +11,7 @@ triggers. Other databases count the ratings directly (``annotation.collection.pr
 
 from django.conf import settings
 from django.db import models
+from django.utils import timezone
 from django.utils.translation import gettext_lazy as _
 
 __all__ = ["RatingQuarter", "RatingTotal"]
@@ -20,10 +21,14 @@ class _Tally(models.Model):
     """A count of an annotator's ratings in a batch (maintained by the database)."""
 
     annotator = models.ForeignKey(  # the unique constraints index it
-        settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="+", db_index=False
+        settings.AUTH_USER_MODEL,
+        verbose_name=_("annotator"),
+        on_delete=models.CASCADE,
+        related_name="+",
+        db_index=False,
     )
-    batch = models.ForeignKey("annotation.Batch", on_delete=models.CASCADE, related_name="+")
-    n = models.IntegerField(default=0)
+    batch = models.ForeignKey("annotation.Batch", verbose_name=_("batch"), on_delete=models.CASCADE, related_name="+")
+    n = models.IntegerField(_("ratings"), default=0)
 
     class Meta:
         abstract = True
@@ -35,6 +40,7 @@ class RatingTotal(_Tally):
     class Meta:
         db_table = "annotation_ratingtotal"  # named in annotation.models.tally_postgresql
         verbose_name = _("rating total")
+        verbose_name_plural = _("rating totals")
         constraints = [models.UniqueConstraint(fields=["annotator", "batch"], name="rating_total_once")]
 
     def __str__(self) -> str:
@@ -44,12 +50,13 @@ class RatingTotal(_Tally):
 class RatingQuarter(_Tally):
     """How many ratings an annotator stored in a batch in one quarter-hour starting at ``start`` (UTC)."""
 
-    start = models.DateTimeField()
+    start = models.DateTimeField(_("start"))
 
     class Meta:
         db_table = "annotation_ratingquarter"  # named in annotation.models.tally_postgresql
         verbose_name = _("ratings per quarter-hour")
+        verbose_name_plural = _("ratings per quarter-hour")
         constraints = [models.UniqueConstraint(fields=["annotator", "batch", "start"], name="rating_quarter_once")]
 
     def __str__(self) -> str:
-        return f"{self.annotator_id} in {self.batch_id} from {self.start:%Y-%m-%d %H:%M}: {self.n}"
+        return f"{self.annotator_id} in {self.batch_id} from {timezone.localtime(self.start):%Y-%m-%d %H:%M}: {self.n}"

@@ -89,6 +89,17 @@ class QualificationAttempt(models.Model):
     passed = models.BooleanField(_("passed"), null=True, blank=True)  # None until finished
     kappas = models.JSONField(_("kappa per axis"), default=dict, blank=True)  # {axis: float | None}
     reasons = models.JSONField(_("reasons"), default=dict, blank=True)  # {axis: str | None}: why not passed
+    # The item last put on screen and when, by the server: a test answer counts only after the
+    # minimum time per item (TRAINING_MIN_SECONDS_PER_ITEM) has passed since then.
+    shown_item = models.ForeignKey(
+        GoldItem,
+        verbose_name=_("item on screen"),
+        null=True,
+        blank=True,
+        on_delete=models.SET_NULL,
+        related_name="+",
+    )
+    shown_at = models.DateTimeField(_("item shown at"), null=True, blank=True)
 
     class Meta:
         ordering = ["-started_at", "-id"]
@@ -107,7 +118,7 @@ class QualificationAttempt(models.Model):
         indexes = [models.Index(fields=["annotator", "passed"], name="qualification_passed")]
 
     def __str__(self) -> str:
-        return f"{self.annotator_id} @ {self.started_at:%Y-%m-%d %H:%M}"
+        return f"{self.annotator_id} @ {timezone.localtime(self.started_at):%Y-%m-%d %H:%M}"
 
     @property
     def is_finished(self) -> bool:
@@ -140,6 +151,9 @@ class TrainingAnswer(models.Model):
     avoidant_score = models.PositiveSmallIntegerField(_("avoidant"))
     mechanical_score = models.PositiveSmallIntegerField(_("mechanical"))
     self_score = models.PositiveSmallIntegerField(_("self"))
+    confidence = models.JSONField(_("confidence per axis"), default=dict, blank=True)  # {axis: 0.0-1.0}
+    # Test answers: when the server showed the item (None for practice answers and older rows).
+    shown_at = models.DateTimeField(_("shown at"), null=True, blank=True)
     created_at = models.DateTimeField(_("created at"), default=timezone.now)
 
     class Meta:
@@ -163,3 +177,8 @@ class TrainingAnswer(models.Model):
     @property
     def scores(self) -> dict[str, int]:
         return {axis: getattr(self, f"{axis}_score") for axis in AXES}
+
+    @property
+    def seconds(self) -> float | None:
+        """Seconds from the item being shown to the answer being stored; None where not measured."""
+        return None if self.shown_at is None else (self.created_at - self.shown_at).total_seconds()

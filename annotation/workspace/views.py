@@ -1,10 +1,181 @@
-"""Researchers' batch workspace (pages)."""
+"""Researchers' batch workspace: the batch list, a new batch from a file, the batch page (with more
+dialogues and the progress of a large upload) and the batch's settings. Researchers only."""
 
-from django.shortcuts import render
+from __future__ import annotations
 
+import uuid
+from urllib.parse import urlencode
+
+from django.contrib import messages
+from django.db import transaction
+from django.http import Http404
+from django.shortcuts import get_object_or_404, redirect, render
+from django.urls import reverse
+from django.utils.cache import patch_vary_headers
+from django.utils.translation import gettext as _
+from django.views.decorators.http import require_GET, require_http_methods
+
+from annotation.io.records import MAX_PROBLEMS
+from annotation.models import Batch
+from annotation.workspace import selectors
+from annotation.workspace.forms import BatchCreateForm, BatchSettingsForm, DialogueFileForm
+from annotation.workspace.status import STATUS_HELP, STATUS_LABELS
+from annotation.workspace.upload_jobs import dialogues_upload_enqueue
+from annotation.workspace.uploads import (
+    LARGE_UPLOAD_BYTES,
+    LARGE_UPLOAD_LINES,
+    UploadRejected,
+    dialogues_upload_import,
+    import_summary_text,
+    upload_discard,
+    upload_save,
+)
 from core.permissions import researcher_required
+
+BATCH_PAGE = "annotation/workspace/batch.html"
+
+
+def _batch_url(batch: Batch, **params) -> str:
+    url = reverse("annotation:batch", args=[batch.pk])
+    return f"{url}?{urlencode(params)}" if params else url
+
+
+def _limits() -> dict:
+    return {
+        "large_mb": LARGE_UPLOAD_BYTES // (1024 * 1024),
+        "large_lines": f"{LARGE_UPLOAD_LINES:,}",
+        "max_problems": MAX_PROBLEMS,
+    }
+
+
+def _take_upload(request, *, uploaded, batch: Batch | None, new_batch: dict | None, batch_name: str):
+    """Store an uploaded file's dialogues: a redirect when stored or queued, else the problems (nothing stored).
+
+    A large file goes to a worker: its batch (a new one with its settings) exists at once, empty until
+    the job has stored the dialogues, and the batch page follows the job.
+    """
+    upload = upload_save(uploaded)
+    if upload.is_large:
+        try:
+            with transaction.atomic():
+                if batch is None:
+                    batch = Batch.objects.create(name=batch_name, **new_batch)
+                job = dialogues_upload_enqueue(upload=upload, batch=batch, user=request.user)
+        except BaseException:
+            upload_discard(upload.path)
+            raise
+        messages.info(
+            request,
+            _("%(file)s (%(lines)s lines) is being imported by a worker; its progress is shown below.")
+            % {"file": upload.name, "lines": f"{upload.lines:,}"},
+        )
+        return redirect(_batch_url(batch, job=job.pk)), None
+    try:
+        summary = dialogues_upload_import(upload=upload, batch_name=batch_name, new_batch=new_batch)
+    except UploadRejected as exc:
+        return None, {"rows": exc.problems, "truncated": exc.truncated, "file": upload.name}
+    finally:
+        upload_discard(upload.path)
+    batch = batch or Batch.objects.get(name=batch_name)
+    text = import_summary_text(created=summary.created, unchanged=summary.unchanged, batch_name=batch.name)
+    (messages.success if summary.created else messages.warning)(request, text)
+    return redirect(_batch_url(batch)), None
 
 
 @researcher_required
+@require_GET
 def batch_list(request):
-    return render(request, "annotation/workspace/batches.html", {})
+    return render(request, "annotation/workspace/batches.html", {"rows": selectors.batch_rows()})
+
+
+@researcher_required
+@require_http_methods(["GET", "POST"])
+def batch_create(request):
+    problems = None
+    if request.method == "POST":
+        form = BatchCreateForm(request.POST, request.FILES)
+        if form.is_valid():
+            response, problems = _take_upload(
+                request,
+                uploaded=form.cleaned_data["file"],
+                batch=None,
+                new_batch=form.batch_settings(),
+                batch_name=form.cleaned_data["name"],
+            )
+            if response is not None:
+                return response
+    else:
+        form = BatchCreateForm()
+    context = {"form": form, "problems": problems, **_limits()}
+    return render(request, "annotation/workspace/batch_create.html", context, status=400 if problems else 200)
+
+
+def _requested_job_id(request):
+    if "job" not in request.GET:
+        return None
+    try:
+        return uuid.UUID(request.GET["job"])
+    except ValueError:
+        raise Http404("not a job id") from None
+
+
+def _vary(response):
+    patch_vary_headers(response, ("HX-Request",))
+    return response
+
+
+@researcher_required
+@require_http_methods(["GET", "POST"])
+def batch_detail(request, pk: int):
+    """The batch page; a POST adds the dialogues of an uploaded file to the batch."""
+    batch = get_object_or_404(Batch, pk=pk)
+    job_id = _requested_job_id(request)
+    job = selectors.upload_job(batch, job_id)
+    if job_id is not None and job is None:
+        raise Http404("no such upload job for this batch")
+    if request.htmx and not request.htmx.history_restore_request and job_id is not None:
+        # The upload panel polling its job: the problems when it failed; a whole-page refresh
+        # (new counts) once it succeeded.
+        response = render(request, f"{BATCH_PAGE}#upload-followup", {"batch": batch, "job": job, **_limits()})
+        if job.status == job.Status.SUCCEEDED:
+            response["HX-Refresh"] = "true"
+        return _vary(response)
+    problems = None
+    form = DialogueFileForm()
+    if request.method == "POST":
+        form = DialogueFileForm(request.POST, request.FILES)
+        if form.is_valid():
+            response, problems = _take_upload(
+                request, uploaded=form.cleaned_data["file"], batch=batch, new_batch=None, batch_name=batch.name
+            )
+            if response is not None:
+                return response
+    context = {
+        "batch": batch,
+        "counts": selectors.batch_counts(batch),
+        "report": selectors.latest_report(batch),
+        "job": job,
+        "form": form,
+        "problems": problems,
+        "status_help": STATUS_HELP[batch.status],
+        "status_label": STATUS_LABELS[batch.status],
+        **_limits(),
+    }
+    return _vary(render(request, BATCH_PAGE, context, status=400 if problems else 200))
+
+
+@researcher_required
+@require_http_methods(["GET", "POST"])
+def batch_settings(request, pk: int):
+    batch = get_object_or_404(Batch, pk=pk)
+    if request.method == "POST":
+        form = BatchSettingsForm(request.POST, instance=batch)
+        if form.is_valid():
+            form.save()
+            messages.success(request, _("The settings of batch %(name)s were saved.") % {"name": batch.name})
+            return redirect(_batch_url(batch))
+    else:
+        form = BatchSettingsForm(instance=batch)
+    status_choices = [{"widget": widget, "help": STATUS_HELP[widget.data["value"]]} for widget in form["status"]]
+    context = {"batch": batch, "form": form, "status_choices": status_choices}
+    return render(request, "annotation/workspace/settings.html", context)

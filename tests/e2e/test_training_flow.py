@@ -3,7 +3,8 @@
 from django.contrib.auth.models import User
 from django.utils import translation
 
-from annotation.collection.training import QUALIFICATION_REQUIRED_MESSAGE, import_gold, is_qualified
+from annotation.collection.gold_import import import_gold
+from annotation.collection.training import QUALIFICATION_REQUIRED_MESSAGE, is_qualified
 from annotation.collection.training_demo import GOLD_FILE
 from annotation.models.training import GoldItem, TrainingAnswer
 from tests.e2e.conftest import ARTIFACTS, log_in, screenshot
@@ -14,14 +15,15 @@ AXES = ("social", "avoidant", "mechanical", "self")
 
 def _choose(page, panel: str, scores: dict) -> None:
     for axis in AXES:
-        page.click(f"{panel} fieldset[data-axis={axis}] label.score-level:has(input[value='{scores[axis]}'])")
+        page.click(f"{panel} fieldset[data-axis={axis}] label.level:has(input[value='{scores[axis]}'])")
 
 
 def _current_item(page, panel: str) -> GoldItem:
     return GoldItem.objects.get(pk=int(page.locator(f"{panel} input[name=item]").get_attribute("value")))
 
 
-def test_unqualified_annotator_is_sent_to_training_practises_and_passes_the_test(page, transactional_db):
+def test_unqualified_annotator_is_sent_to_training_practises_and_passes_the_test(page, settings, transactional_db):
+    settings.TRAINING_MIN_SECONDS_PER_ITEM = 0  # 30 items; the minimum time has its own test (test_training_component)
     import_gold(paths=[GOLD_FILE])
     make_user("ann_e2e", "annotator")
     log_in(page, "ann_e2e", PASSWORD)
@@ -39,10 +41,9 @@ def test_unqualified_annotator_is_sent_to_training_practises_and_passes_the_test
     page.click("[data-start-practice]")
     item = _current_item(page, "#practice-panel")
     screenshot(page, "training-practice")
-    page.locator("#practice-panel fieldset[data-axis=social] input[value='1']").focus()
-    page.keyboard.press("ArrowRight")  # moves the choice within the radio group: social = 2
-    for axis in ("avoidant", "mechanical", "self"):
-        page.click(f"#practice-panel fieldset[data-axis={axis}] label.score-level:has(input[value='1'])")
+    # The rating page's keyboard: the first axis has the focus, each digit scores one axis and moves on.
+    for key in "2111":
+        page.keyboard.press(key)
     page.keyboard.press("Enter")
     page.wait_for_selector("[data-feedback]")
     assert page.url.endswith("/training/practice/")  # swapped in place, no page load

@@ -1,6 +1,6 @@
 from django.core.management.base import BaseCommand
 
-from annotation.collection.training import import_gold
+from annotation.collection.gold_import import import_gold
 from annotation.management.commands._common import input_errors_as_command_error
 
 

@@ -6,7 +6,7 @@ from collections import Counter
 import pytest
 from django.core.management import CommandError, call_command
 
-from annotation.collection.training import import_gold
+from annotation.collection.gold_import import import_gold
 from annotation.collection.training_demo import GOLD_FILE
 from annotation.guidelines import loader as gd
 from annotation.io.gold_records import load_gold

@@ -11,7 +11,7 @@ from django.http import HttpResponse
 from django.test import RequestFactory
 from django.utils import timezone
 
-from annotation.collection import training
+from annotation.collection import gold_import, training
 from annotation.models.training import GoldItem, QualificationAttempt, TrainingAnswer
 from tests.helpers import make_user
 
@@ -51,13 +51,15 @@ def write_rows(path: Path, rows) -> Path:
 def store_gold(tmp_path: Path, *, practice: int = 3, test_gold=TEST_GOLD) -> None:
     rows = [gold_row(i, "practice", (i % 5 + 1, 1, 1, 1)) for i in range(1, practice + 1)]
     rows += [gold_row(i, "test", gold) for i, gold in enumerate(test_gold, start=1)]
-    training.import_gold(paths=[write_rows(tmp_path / "gold.jsonl", rows)])
+    gold_import.import_gold(paths=[write_rows(tmp_path / "gold.jsonl", rows)])
 
 
 def answer_all(attempt, scores_for=lambda item: item.gold):
     for pk in attempt.item_ids:
         item = GoldItem.objects.get(pk=pk)
-        attempt = training.qualification_answer_submit(attempt=attempt, gold_item=item, scores=scores_for(item))
+        attempt = training.qualification_answer_submit(
+            attempt=attempt, gold_item=item, scores=scores_for(item), min_seconds=0
+        )
     return attempt
 
 
@@ -213,7 +215,7 @@ def test_attempt_asks_the_test_items_in_their_fixed_order(annotator, tmp_path):
     assert attempt.item_ids == expected and len(expected) == len(TEST_GOLD)
     item, number = training.qualification_next_item(attempt=attempt)
     assert (item.pk, number) == (expected[0], 1)
-    training.qualification_answer_submit(attempt=attempt, gold_item=item, scores=item.gold)
+    training.qualification_answer_submit(attempt=attempt, gold_item=item, scores=item.gold, min_seconds=0)
     item, number = training.qualification_next_item(attempt=attempt)
     assert (item.pk, number) == (expected[1], 2)
     assert training.qualification_start(annotator=annotator) == attempt  # continues the open attempt
@@ -252,14 +254,14 @@ def test_test_set_with_a_single_gold_level_gives_undefined_kappa_for_perfect_ans
     assert attempt.kappas["avoidant"] is None
     assert "undefined" in attempt.reasons["avoidant"]
     assert attempt.kappas["social"] == 1.0
-    assert any(w.startswith("avoidant: every test item has gold score 2") for w in training.gold_test_set_warnings())
+    assert any(w.startswith("avoidant: every test item has gold score 2") for w in gold_import.gold_test_set_warnings())
 
 
 def test_a_repeated_answer_is_ignored_and_a_finished_attempt_takes_no_more(annotator, tmp_path):
     store_gold(tmp_path)
     attempt = training.qualification_start(annotator=annotator)
     item = GoldItem.objects.get(pk=attempt.item_ids[0])
-    training.qualification_answer_submit(attempt=attempt, gold_item=item, scores=item.gold)
+    training.qualification_answer_submit(attempt=attempt, gold_item=item, scores=item.gold, min_seconds=0)
     training.qualification_answer_submit(attempt=attempt, gold_item=item, scores=dict.fromkeys(AXES, 5))
     assert TrainingAnswer.objects.get(attempt=attempt, gold_item=item).scores == item.gold
     attempt = answer_all(attempt)

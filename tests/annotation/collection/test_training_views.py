@@ -5,7 +5,7 @@ from django.core.files.uploadedfile import SimpleUploadedFile
 from django.urls import reverse
 from django.utils import timezone, translation
 
-from annotation.collection import training
+from annotation.collection import gold_import, training
 from annotation.collection.training import QUALIFICATION_REQUIRED_MESSAGE
 from annotation.models.training import GoldItem, QualificationAttempt, TrainingAnswer
 from tests.annotation.collection.test_training_services import AXES, TEST_GOLD, gold_row, store_gold, write_rows
@@ -30,9 +30,10 @@ def researcher_client(client, researcher):
     return client
 
 
-def _scores_post(item, scores=None):
+def _scores_post(item, scores=None, confidence="1.0"):
+    """What the rating component posts: the item, four scores and four confidences."""
     scores = scores or item.gold
-    return {"item": item.pk, **{axis: scores[axis] for axis in AXES}}
+    return {"item": item.pk, **{axis: scores[axis] for axis in AXES}, **{f"{a}_confidence": confidence for a in AXES}}
 
 
 # --------------------------------------------------------------------------- roles
@@ -107,7 +108,7 @@ def test_practice_post_without_js_stores_the_answer_and_redirects_to_feedback(an
     assert answer.scores == mine and answer.attempt is None and answer.gold_item == item
     html = annotator_client.get(response["Location"]).content.decode()
     assert "data-feedback" in html and item.explanation in html
-    assert "<td data-mine>2</td>" in html and "<td data-gold>1</td>" in html
+    assert "<td data-mine>2</td>" in html and "<span data-gold>1</span>" in html
     assert reverse("annotation:practice") in html  # next practice item
 
 
@@ -135,7 +136,7 @@ def test_practice_post_with_a_missing_score_shows_the_error_and_stores_nothing(a
     del data["self"]
     response = annotator_client.post(reverse("annotation:practice"), data)
     assert response.status_code == 200
-    assert 'class="score-axis has-error" data-axis="self"' in response.content.decode()
+    assert 'class="axis has-error" data-axis="self"' in response.content.decode()
     assert not TrainingAnswer.objects.exists()
 
 
@@ -161,7 +162,7 @@ def test_gold_item_text_is_escaped_everywhere(annotator_client, researcher, tmp_
         gold_row(1, "practice", response=f"応答{script}", explanation=f"説明{script}", user=f"質問{script}"),
         *[gold_row(i, "test", gold) for i, gold in enumerate(TEST_GOLD, start=1)],
     ]
-    training.import_gold(paths=[write_rows(tmp_path / "x.jsonl", rows)])
+    gold_import.import_gold(paths=[write_rows(tmp_path / "x.jsonl", rows)])
     item = GoldItem.objects.get(set="practice")
     pages = [annotator_client.get(reverse("annotation:practice"))]
     pages.append(annotator_client.post(reverse("annotation:practice"), _scores_post(item), follow=True))
@@ -188,7 +189,8 @@ def test_starting_without_test_items_shows_an_error(annotator_client, db):
     assert 'class="message message-error"' in response.content.decode()
 
 
-def test_taking_the_test_without_js_until_passed(annotator_client, annotator, gold):
+def test_taking_the_test_without_js_until_passed(annotator_client, annotator, gold, settings):
+    settings.TRAINING_MIN_SECONDS_PER_ITEM = 0
     response = annotator_client.post(reverse("annotation:qualification-start"))
     assert response["Location"] == reverse("annotation:qualification")
     attempt = QualificationAttempt.objects.get(annotator=annotator)
@@ -207,7 +209,8 @@ def test_taking_the_test_without_js_until_passed(annotator_client, annotator, go
     assert 'data-qualified="true"' in annotator_client.get(reverse("annotation:training")).content.decode()
 
 
-def test_htmx_answers_swap_in_the_next_item_and_redirect_at_the_end(annotator_client, annotator, gold):
+def test_htmx_answers_swap_in_the_next_item_and_redirect_at_the_end(annotator_client, annotator, gold, settings):
+    settings.TRAINING_MIN_SECONDS_PER_ITEM = 0
     annotator_client.post(reverse("annotation:qualification-start"), headers=HTMX)
     attempt = QualificationAttempt.objects.get(annotator=annotator)
     *first, last = attempt.item_ids
@@ -297,7 +300,7 @@ def test_upload_with_errors_names_the_uploaded_file_line_and_path_and_stores_not
 
 
 def test_upload_of_a_changed_item_needs_the_update_box(researcher_client, tmp_path):
-    training.import_gold(paths=[write_rows(tmp_path / "a.jsonl", [gold_row(1)])])
+    gold_import.import_gold(paths=[write_rows(tmp_path / "a.jsonl", [gold_row(1)])])
     changed = write_rows(tmp_path / "b.jsonl", [gold_row(1, explanation="別の説明")]).read_bytes()
     response = researcher_client.post(
         reverse("annotation:gold-items"), {"file": SimpleUploadedFile("b.jsonl", changed)}
@@ -317,7 +320,7 @@ def test_results_overview_lists_annotators_attempts_and_kappas(researcher_client
     attempt = training.qualification_start(annotator=annotator)
     for pk in attempt.item_ids:
         item = GoldItem.objects.get(pk=pk)
-        training.qualification_answer_submit(attempt=attempt, gold_item=item, scores=item.gold)
+        training.qualification_answer_submit(attempt=attempt, gold_item=item, scores=item.gold, min_seconds=0)
     html = researcher_client.get(reverse("annotation:qualification-results")).content.decode()
     assert 'data-annotator="ann_001"' in html and 'data-annotator="ann_002"' in html
     assert html.count('data-axis="social">1.000') == 1

@@ -67,7 +67,9 @@ def test_the_disputed_item_is_rejected_until_adjudicated_then_merged_and_marked(
     result, _summary = batch_consensus(batch)
     assert "dialogue_000" in [line["id"] for line in result.rejected]
     assert "dialogue_000" not in [line["id"] for line in result.consensus]
-    adjudication_record(dialogue=_item(), axis="social", score=3, reason="moderate", user=make_user("res", "researcher"))
+    adjudication_record(
+        dialogue=_item(), axis="social", score=3, reason="moderate", user=make_user("res", "researcher")
+    )
     result, summary = batch_consensus(batch)
     assert "dialogue_000" not in [line["id"] for line in result.rejected] and summary["adjudicated_items"] == 1
     line = next(line for line in result.consensus if line["id"] == "dialogue_000")

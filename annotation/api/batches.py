@@ -1,0 +1,271 @@
+"""``batches/``: researchers list, create and change batches; annotators list those open to them.
+
+Researchers see every batch with its settings (quota, status, chosen annotators, disagreement spread,
+guidelines version) and counts. Annotators see what the queue page shows them: batches that are not
+closed, not restricted to others, and have items, each with their own progress.
+"""
+
+from __future__ import annotations
+
+from django.contrib.auth import get_user_model
+from django.db import transaction
+from django.db.models import Count, Q
+from drf_spectacular.utils import (
+    OpenApiExample,
+    OpenApiParameter,
+    PolymorphicProxySerializer,
+    extend_schema,
+    extend_schema_field,
+)
+from rest_framework import mixins, serializers, status, viewsets
+from rest_framework.response import Response
+
+from annotation.api import filters
+from annotation.api.errors import ApiErrorsMixin, not_found
+from annotation.api.pagination import Pages
+from annotation.api.permissions import IsResearcher, IsResearcherOrQualifiedAnnotator, is_researcher
+from annotation.api.schema import error_responses
+from annotation.api.strict import StrictFieldsMixin
+from annotation.collection.progress import batch_progress
+from annotation.collection.queue import work_left
+from annotation.models import Batch
+from core.roles import ANNOTATOR
+
+MAX_SPREAD = 4  # scores run from 1 to 5
+
+
+class UsernamesField(serializers.ListField):
+    """The chosen annotators, read and written as usernames."""
+
+    child = serializers.CharField(max_length=150)
+
+    def get_attribute(self, instance):
+        return instance.annotators.all()
+
+    def to_representation(self, data):
+        return sorted(user.username for user in data)
+
+
+class BatchSerializer(StrictFieldsMixin, serializers.ModelSerializer):
+    """A batch as researchers see and set it."""
+
+    annotators = UsernamesField(
+        required=False,
+        help_text="usernames of the chosen annotators; with restricted=true only they get items",
+    )
+    annotations_per_item = serializers.IntegerField(
+        min_value=1, max_value=1000, required=False, help_text="the quota: ratings wanted per item (default 3)"
+    )
+    disagreement_spread = serializers.IntegerField(
+        min_value=1,
+        max_value=MAX_SPREAD,
+        required=False,
+        help_text="an item is disputed when on some axis its highest and lowest score differ by at least this",
+    )
+    n_items = serializers.IntegerField(read_only=True, help_text="dialogues in the batch")
+    n_ratings = serializers.IntegerField(read_only=True, help_text="stored ratings of its dialogues")
+
+    class Meta:
+        model = Batch
+        fields = [
+            "id", "name", "description", "status", "annotations_per_item", "restricted", "annotators",
+            "disagreement_spread", "guidelines_version", "created_at", "n_items", "n_ratings",
+        ]  # fmt: skip
+        read_only_fields = ["created_at"]
+        extra_kwargs = {"description": {"required": False}, "guidelines_version": {"required": False}}
+
+    def validate_name(self, value: str) -> str:
+        if self.instance is not None and value != self.instance.name:
+            raise serializers.ValidationError(
+                "a batch keeps its name (exports and imports refer to it); create a new batch instead"
+            )
+        if not value.strip():
+            raise serializers.ValidationError("give the batch a name")
+        return value
+
+    def validate_annotators(self, names: list[str]):
+        wanted = list(dict.fromkeys(names))
+        users = {u.username: u for u in get_user_model().objects.filter(username__in=wanted).prefetch_related("groups")}
+        unknown = [name for name in wanted if name not in users]
+        if unknown:
+            raise serializers.ValidationError(f"no user named {', '.join(map(repr, unknown))}")
+        no_role = [name for name in wanted if not any(g.name == ANNOTATOR for g in users[name].groups.all())]
+        if no_role:
+            raise serializers.ValidationError(f"{', '.join(map(repr, no_role))} do(es) not hold the annotator role")
+        return [users[name] for name in wanted]
+
+
+class BatchProgressSerializer(serializers.Serializer):
+    done_total = serializers.IntegerField(help_text="your ratings in this batch")
+    done_today = serializers.IntegerField(help_text="your ratings in this batch since midnight")
+    items = serializers.IntegerField()
+    ratings_needed = serializers.IntegerField(help_text="items × annotations per item")
+    ratings_done = serializers.IntegerField(help_text="ratings of all annotators (may lag a few seconds)")
+    work_left = serializers.BooleanField(help_text="whether `next/` would give you an item now")
+
+
+class BatchForAnnotatorSerializer(serializers.ModelSerializer):
+    """A batch as an annotator sees it: what it is and their own progress."""
+
+    status = serializers.ChoiceField(choices=[Batch.Status.OPEN, Batch.Status.PAUSED], read_only=True)
+    n_items = serializers.IntegerField(read_only=True)
+    progress = serializers.SerializerMethodField()
+
+    class Meta:
+        model = Batch
+        fields = ["id", "name", "description", "status", "annotations_per_item", "guidelines_version", "created_at",
+                  "n_items", "progress"]  # fmt: skip
+        read_only_fields = fields
+
+    @extend_schema_field(BatchProgressSerializer)
+    def get_progress(self, batch: Batch) -> dict:
+        annotator = self.context["request"].user
+        return {
+            **batch_progress(batch=batch, annotator=annotator),
+            "work_left": work_left(batch=batch, annotator=annotator),
+        }
+
+
+def _batch_write(batch: Batch, values: dict) -> Batch:
+    """Store a batch's settings and its chosen annotators together."""
+    annotators = values.pop("annotators", None)
+    with transaction.atomic():
+        for name, value in values.items():
+            setattr(batch, name, value)
+        batch.save()
+        if annotators is not None:
+            batch.annotators.set(annotators)
+    return batch
+
+
+def _researcher_batches():
+    return (
+        Batch.objects.annotate(n_items=Count("dialogues", distinct=True), n_ratings=Count("dialogues__annotations"))
+        .prefetch_related("annotators")
+        .order_by("name")
+    )  # a GROUP BY query ignores Meta.ordering
+
+
+def _annotator_batches(user):
+    chosen = Batch.annotators.through.objects.filter(user=user).values("batch_id")
+    return (
+        Batch.objects.exclude(status=Batch.Status.CLOSED)
+        .filter(Q(restricted=False) | Q(pk__in=chosen))
+        .annotate(n_items=Count("dialogues"))
+        .filter(n_items__gt=0)
+        .order_by("name")
+    )
+
+
+BATCH_EXAMPLE = {
+    "id": 3, "name": "pilot-01", "description": "First pilot, 200 items", "status": "open",
+    "annotations_per_item": 3, "restricted": True, "annotators": ["ann_001", "ann_002", "ann_003"],
+    "disagreement_spread": 2, "guidelines_version": "v1.2", "created_at": "2025-01-31T09:00:00+09:00",
+    "n_items": 200, "n_ratings": 412,
+}  # fmt: skip
+ANNOTATOR_BATCH_EXAMPLE = {
+    "id": 3, "name": "pilot-01", "description": "First pilot, 200 items", "status": "open",
+    "annotations_per_item": 3, "guidelines_version": "v1.2", "created_at": "2025-01-31T09:00:00+09:00",
+    "n_items": 200,
+    "progress": {"done_total": 41, "done_today": 12, "items": 200, "ratings_needed": 600, "ratings_done": 412,
+                 "work_left": True},
+}  # fmt: skip
+_EITHER = PolymorphicProxySerializer(
+    component_name="BatchForRole",
+    serializers=[BatchSerializer, BatchForAnnotatorSerializer],
+    resource_type_field_name=None,
+)
+_STATUS = OpenApiParameter("status", str, enum=list(Batch.Status.values), description="researchers: only this status")
+
+
+@extend_schema(tags=["annotation"])
+class BatchViewSet(ApiErrorsMixin, mixins.CreateModelMixin, viewsets.GenericViewSet):
+    """Batches: settings and counts for researchers; for annotators the batches open to them, with their progress."""
+
+    pagination_class = Pages
+    serializer_class = BatchSerializer
+    queryset = Batch.objects.none()  # per role: get_queryset
+
+    def get_permissions(self):
+        if self.request.method in ("GET", "HEAD", "OPTIONS"):
+            return [IsResearcherOrQualifiedAnnotator()]
+        return [IsResearcher()]
+
+    def get_queryset(self):
+        if is_researcher(self.request):
+            rows = _researcher_batches()
+            if (wanted := filters.choice(self.request.query_params, "status", Batch.Status.values)) is not None:
+                rows = rows.filter(status=wanted)
+            return rows
+        return _annotator_batches(self.request.user)
+
+    def get_serializer_class(self):
+        if self.request is not None and self.request.method == "GET" and not is_researcher(self.request):
+            return BatchForAnnotatorSerializer
+        return BatchSerializer
+
+    def _get_batch(self, pk: int) -> Batch:
+        batch = self.get_queryset().filter(pk=pk).first()
+        if batch is None:
+            raise not_found(f"no batch with id {pk}")
+        return batch
+
+    @extend_schema(
+        summary="List batches: all for researchers, those open to you for annotators (with your progress)",
+        parameters=[_STATUS, *filters.PAGE_PARAMETERS],
+        responses={200: PolymorphicProxySerializer(
+            component_name="BatchForRole", serializers=[BatchSerializer, BatchForAnnotatorSerializer],
+            resource_type_field_name=None, many=True), **error_responses(400)},
+        examples=[OpenApiExample("researcher", value=BATCH_EXAMPLE, response_only=True),
+                  OpenApiExample("annotator", value=ANNOTATOR_BATCH_EXAMPLE, response_only=True)],
+    )  # fmt: skip
+    def list(self, request):
+        page = self.paginate_queryset(self.get_queryset())
+        return self.get_paginated_response(self.get_serializer(page, many=True).data)
+
+    @extend_schema(
+        summary="Create an empty batch with its settings (researchers); add dialogues with POST dialogues/",
+        request=BatchSerializer,
+        responses={201: BatchSerializer, **error_responses(400)},
+        examples=[
+            OpenApiExample("new batch", request_only=True, value={
+                "name": "pilot-02", "annotations_per_item": 2, "restricted": True,
+                "annotators": ["ann_001", "ann_002"], "guidelines_version": "v1.2"}),
+            OpenApiExample("created", response_only=True, status_codes=["201"], value=BATCH_EXAMPLE),
+        ],
+    )  # fmt: skip
+    def create(self, request):
+        serializer = BatchSerializer(data=request.data, context=self.get_serializer_context())
+        serializer.is_valid(raise_exception=True)
+        batch = _batch_write(Batch(), dict(serializer.validated_data))
+        shown = BatchSerializer(self._get_batch(batch.pk), context=self.get_serializer_context()).data
+        return Response(shown, status=status.HTTP_201_CREATED)
+
+    @extend_schema(
+        summary="One batch (annotators: only a batch open to them)",
+        responses={200: _EITHER, **error_responses(404)},
+        examples=[OpenApiExample("researcher", value=BATCH_EXAMPLE, response_only=True),
+                  OpenApiExample("annotator", value=ANNOTATOR_BATCH_EXAMPLE, response_only=True)],
+    )  # fmt: skip
+    def retrieve(self, request, pk: int):
+        return Response(self.get_serializer(self._get_batch(pk)).data)
+
+    @extend_schema(
+        summary="Change a batch's settings (researchers): quota, status, chosen annotators, ...",
+        request=BatchSerializer,
+        responses={200: BatchSerializer, **error_responses(400, 404)},
+        examples=[
+            OpenApiExample("pause", request_only=True, value={"status": "paused"}),
+            OpenApiExample("choose annotators", request_only=True,
+                           value={"restricted": True, "annotators": ["ann_001", "ann_004"]}),
+            OpenApiExample("unknown username", response_only=True, status_codes=["400"], value={
+                "success": False, "error": "annotators: no user named 'ann_999'", "field": "annotators",
+                "errors": [{"field": "annotators", "message": "no user named 'ann_999'"}]}),
+        ],
+    )  # fmt: skip
+    def partial_update(self, request, pk: int):
+        batch = self._get_batch(pk)
+        serializer = BatchSerializer(batch, data=request.data, partial=True, context=self.get_serializer_context())
+        serializer.is_valid(raise_exception=True)
+        _batch_write(batch, dict(serializer.validated_data))
+        return Response(BatchSerializer(self._get_batch(pk), context=self.get_serializer_context()).data)

@@ -1,0 +1,190 @@
+"""``batches/{id}/dialogues/``: a batch's dialogues (seed A.3 input shape), and adding them by JSONL upload.
+
+The upload goes through the same import as ``manage.py import_dialogues``: every line of every
+file is validated first, any problem stores nothing and comes back located (file, line, JSON path),
+and uploading the same file again changes nothing. Dialogue ids are unique across batches: an id
+already stored (in any batch) is counted as unchanged, or replaced with ``update=true``.
+"""
+
+from __future__ import annotations
+
+import tempfile
+from pathlib import Path
+
+from django.db.models import Count, Q
+from drf_spectacular.utils import OpenApiExample, OpenApiParameter, OpenApiResponse, extend_schema
+from rest_framework import serializers, status, viewsets
+from rest_framework.parsers import FormParser, MultiPartParser
+from rest_framework.response import Response
+
+from annotation.api import filters
+from annotation.api.errors import ApiError, ApiErrorsMixin, invalid, not_found
+from annotation.api.pagination import Pages
+from annotation.api.permissions import IsResearcher
+from annotation.api.schema import ErrorSerializer, error_responses
+from annotation.io.imports import dialogues_import
+from annotation.io.records import InputError
+from annotation.models import Batch, Dialogue
+
+UPLOAD_FLAGS = ("dry_run", "update", "force_text_change")
+_CLI_OPTIONS = {"--force-text-change": "force_text_change=true", "--update": "update=true"}
+
+
+class ContextTurnSerializer(serializers.Serializer):
+    turn = serializers.IntegerField(help_text="offset from the rated pair: -3..-1 before, 1..3 after")
+    speaker = serializers.CharField(help_text="user or ai")
+    text = serializers.CharField()
+
+
+class DialogueSerializer(serializers.Serializer):
+    """A dialogue in the seed A.3 input shape, with how many ratings it has."""
+
+    id = serializers.CharField(source="external_id")
+    user = serializers.CharField(source="user_text")
+    response = serializers.CharField(source="response_text")
+    context = ContextTurnSerializer(many=True)
+    ratings = serializers.IntegerField(source="n_ratings")
+
+
+class UploadSummarySerializer(serializers.Serializer):
+    batch = serializers.IntegerField(help_text="the batch id")
+    created = serializers.IntegerField()
+    updated = serializers.IntegerField()
+    unchanged = serializers.IntegerField()
+    dry_run = serializers.BooleanField()
+
+
+class ProblemSerializer(serializers.Serializer):
+    file = serializers.CharField()
+    line = serializers.IntegerField(allow_null=True)
+    path = serializers.CharField(help_text="JSON path in the line, e.g. $.context[0].speaker")
+    message = serializers.CharField()
+
+
+class UploadErrorSerializer(ErrorSerializer):
+    problems = ProblemSerializer(many=True)
+    truncated = serializers.BooleanField(help_text="more problems were found than are listed")
+
+
+_UPLOAD_REQUEST = {
+    "multipart/form-data": {
+        "type": "object",
+        "properties": {
+            "file": {"type": "array", "items": {"type": "string", "format": "binary"},
+                     "description": "one or more JSONL files, one dialogue per line: {id, user, response, context}"},
+            "dry_run": {"type": "boolean", "default": False, "description": "validate only; store nothing"},
+            "update": {"type": "boolean", "default": False,
+                       "description": "replace stored dialogues whose text changed (import_dialogues --update)"},
+            "force_text_change": {"type": "boolean", "default": False,
+                                  "description": "with update: also change rated dialogues (old text kept, "
+                                                 "their ratings flagged for review)"},
+        },
+        "required": ["file"],
+    }
+}  # fmt: skip
+_DIALOGUE_EXAMPLE = {
+    "id": "dialogue_001", "user": "この企画書、どう思いますか？",
+    "response": "素晴らしい企画書ですね！完璧だと思います。",
+    "context": [{"turn": -1, "speaker": "ai", "text": "企画書を拝見しました。"}], "ratings": 3,
+}  # fmt: skip
+_PROBLEMS_EXAMPLE = {
+    "success": False, "error": "nothing was stored: 2 problem(s)",
+    "problems": [
+        {"file": "batch.jsonl", "line": 2, "path": "$.response", "message": "missing required field"},
+        {"file": "batch.jsonl", "line": 5, "path": "$", "message": "not valid JSON: Expecting ',' delimiter"},
+    ],
+    "truncated": False,
+}  # fmt: skip
+
+
+@extend_schema(tags=["annotation"])
+class BatchDialogueViewSet(ApiErrorsMixin, viewsets.GenericViewSet):
+    """A batch's dialogues, and adding them by JSONL upload (researchers)."""
+
+    permission_classes = [IsResearcher]
+    pagination_class = Pages
+    serializer_class = DialogueSerializer
+    queryset = Dialogue.objects.none()
+    parser_classes = [MultiPartParser, FormParser]
+
+    def _batch(self, pk: int) -> Batch:
+        batch = Batch.objects.filter(pk=pk).first()
+        if batch is None:
+            raise not_found(f"no batch with id {pk}")
+        return batch
+
+    @extend_schema(
+        summary="A batch's dialogues in the seed A.3 input shape, with their rating counts (researchers)",
+        parameters=[
+            OpenApiParameter("q", str, description="only dialogues whose id, user utterance or response contain this"),
+            *filters.PAGE_PARAMETERS,
+        ],
+        responses={200: DialogueSerializer(many=True), **error_responses(404)},
+        examples=[OpenApiExample("dialogue", value=_DIALOGUE_EXAMPLE, response_only=True)],
+    )
+    def list(self, request, pk: int):
+        batch = self._batch(pk)
+        rows = Dialogue.objects.filter(batch=batch).annotate(n_ratings=Count("annotations")).order_by("pk")
+        if query := (request.query_params.get("q") or "").strip():
+            rows = rows.filter(
+                Q(external_id__icontains=query) | Q(user_text__icontains=query) | Q(response_text__icontains=query)
+            )
+        page = self.paginate_queryset(rows)
+        return self.get_paginated_response(DialogueSerializer(page, many=True).data)
+
+    @extend_schema(
+        summary="Add dialogues by JSONL upload (researchers); any problem stores nothing and is located",
+        request=_UPLOAD_REQUEST,
+        responses={
+            201: OpenApiResponse(UploadSummarySerializer, description="dialogues were stored"),
+            200: OpenApiResponse(UploadSummarySerializer, description="a dry run, or nothing new to store"),
+            400: OpenApiResponse(UploadErrorSerializer, description="located problems; nothing was stored",
+                                 examples=[OpenApiExample("problems", value=_PROBLEMS_EXAMPLE)]),
+            **error_responses(404),
+        },
+        examples=[OpenApiExample("stored", status_codes=["201"], response_only=True,
+                                 value={"batch": 3, "created": 200, "updated": 0, "unchanged": 0, "dry_run": False})],
+    )  # fmt: skip
+    def create(self, request, pk: int):
+        batch = self._batch(pk)
+        uploads = request.FILES.getlist("file")
+        unknown = sorted(set(request.data) - {"file", *UPLOAD_FLAGS})
+        if unknown:
+            raise invalid(unknown[0], f"not a field this accepts; accepted: file, {', '.join(UPLOAD_FLAGS)}")
+        if not uploads:
+            raise invalid("file", "attach the dialogues as multipart field 'file' (JSONL, seed A.3 input)")
+        options = {name: filters.boolean(request.data.get(name, ""), name) for name in UPLOAD_FLAGS}
+        with tempfile.TemporaryDirectory(prefix="annotation-upload-") as folder:
+            paths = []
+            for number, upload in enumerate(uploads):
+                path = Path(folder) / str(number) / (Path(upload.name or "dialogues.jsonl").name or "dialogues.jsonl")
+                path.parent.mkdir()
+                with path.open("wb") as handle:
+                    for chunk in upload.chunks():
+                        handle.write(chunk)
+                paths.append(path)
+            try:
+                summary = dialogues_import(paths=paths, batch_name=batch.name, **options)
+            except InputError as exc:
+                problems = [_problem(p, folder) for p in exc.problems]
+                raise ApiError(
+                    f"nothing was stored: {len(problems)} problem(s)", problems=problems, truncated=exc.truncated
+                ) from None
+        body = {"batch": batch.pk, "created": summary.created, "updated": summary.updated,
+                "unchanged": summary.unchanged, "dry_run": options["dry_run"]}  # fmt: skip
+        stored = not options["dry_run"] and (summary.created or summary.updated)
+        return Response(body, status=status.HTTP_201_CREATED if stored else status.HTTP_200_OK)
+
+
+def _problem(problem, folder: str) -> dict:
+    """A problem as the uploader knows the file: its own name, not the temporary copy's path."""
+    inside = f"{folder}/"
+    name = Path(problem.file).name if problem.file.startswith(inside) else problem.file
+    message = problem.message
+    while inside in message:  # "first at <tmp>/0/a.jsonl:3" -> "first at a.jsonl:3"
+        start = message.index(inside)
+        rest = message[start + len(inside) :]
+        message = message[:start] + rest.split("/", 1)[-1]
+    for option, field in _CLI_OPTIONS.items():  # the import speaks of its command's options
+        message = message.replace(option, field)
+    return {"file": name, "line": problem.line, "path": problem.path, "message": message}

@@ -1,0 +1,87 @@
+"""Error bodies of the annotation API: ``{"success": false, "error", "field"?, "errors"?}``, the project's shape.
+
+Every refusal is JSON with one readable ``error``. A validation error also names the first bad field
+as a JSON path (``scores.social``) and lists every problem under ``errors`` as ``{field, message}``,
+so a script can point at all of them at once.
+"""
+
+from __future__ import annotations
+
+from rest_framework import exceptions, status
+from rest_framework.views import exception_handler
+
+
+class ApiError(exceptions.APIException):
+    """A refusal with a status, a message and extra keys for the body (``outcome``, ``problems``, ...)."""
+
+    def __init__(self, message: str, *, code: int = status.HTTP_400_BAD_REQUEST, field: str | None = None, **extra):
+        super().__init__(detail=message)
+        self.status_code = code
+        self.field = field
+        self.extra = extra
+
+
+def conflict(message: str, **extra) -> ApiError:
+    return ApiError(message, code=status.HTTP_409_CONFLICT, **extra)
+
+
+def not_found(message: str) -> exceptions.NotFound:
+    return exceptions.NotFound(message)
+
+
+def invalid(field: str, message: str) -> exceptions.ValidationError:
+    """A validation error of one field (a JSON path such as ``scores.social`` or a query parameter)."""
+    return exceptions.ValidationError({field: [message]})
+
+
+def _flatten(detail, path: str = "") -> list[dict]:
+    """``[{field, message}]`` from DRF's nested error detail (dicts by field, lists by index)."""
+    if isinstance(detail, dict):
+        found = []
+        for key, value in detail.items():
+            if isinstance(key, int):  # a ListField reports its items by index
+                found += _flatten(value, f"{path}[{key}]")
+                continue
+            name = "" if key == "non_field_errors" else str(key)
+            found += _flatten(value, f"{path}.{name}" if path and name else (name or path))
+        return found
+    if isinstance(detail, list):
+        if all(not isinstance(item, (dict, list)) for item in detail):
+            return [{"field": path or None, "message": str(item)} for item in detail]
+        found = []
+        for index, item in enumerate(detail):
+            if item:  # DRF reports the valid items of a list as empty
+                found += _flatten(item, f"{path}[{index}]")
+        return found
+    return [{"field": path or None, "message": str(detail)}]
+
+
+def _text(problem: dict) -> str:
+    return f"{problem['field']}: {problem['message']}" if problem["field"] else problem["message"]
+
+
+def api_exception_handler(exc, context):
+    response = exception_handler(exc, context)
+    if response is None:
+        return None
+    if isinstance(exc, exceptions.ValidationError):
+        problems = _flatten(exc.detail) or [{"field": None, "message": "invalid input"}]
+        body = {"success": False, "error": "; ".join(_text(p) for p in problems), "errors": problems}
+        if problems[0]["field"]:
+            body["field"] = problems[0]["field"]
+    else:
+        detail = response.data.get("detail", response.data) if isinstance(response.data, dict) else response.data
+        body = {"success": False, "error": str(detail)}
+        if isinstance(exc, ApiError):
+            if exc.field:
+                body["field"] = exc.field
+            body.update(exc.extra)
+    response.data = body
+    return response
+
+
+class ApiErrorsMixin:
+    """For the views of this API: errors answer in the shape above."""
+
+    def get_exception_handler(self):
+        return api_exception_handler

@@ -1,0 +1,119 @@
+"""``flags/``: quality flags (consistency rules, outliers, changed texts) and their review (researchers).
+
+A review sets the status (accepted, dismissed, or open again) and a note; the reviewer and the time
+are recorded with it, as in the admin.
+"""
+
+from __future__ import annotations
+
+from django.db.models import Q
+from django.utils import timezone
+from drf_spectacular.utils import OpenApiExample, OpenApiParameter, extend_schema
+from rest_framework import serializers, viewsets
+from rest_framework.parsers import JSONParser
+from rest_framework.response import Response
+
+from annotation.api import filters
+from annotation.api.errors import ApiErrorsMixin, invalid, not_found
+from annotation.api.pagination import Pages
+from annotation.api.permissions import IsResearcher
+from annotation.api.schema import error_responses
+from annotation.api.strict import StrictFieldsMixin
+from annotation.models import QualityFlag
+
+
+class FlagSerializer(StrictFieldsMixin, serializers.ModelSerializer):
+    """A quality flag; ``status`` and ``review_note`` are what a review changes."""
+
+    batch = serializers.SerializerMethodField(help_text="the batch of its report or dialogue")
+    annotator = serializers.CharField(source="annotator.username", allow_null=True, default=None, read_only=True)
+    dialogue = serializers.CharField(source="dialogue.external_id", allow_null=True, default=None, read_only=True)
+    reviewer = serializers.CharField(source="reviewer.username", allow_null=True, default=None, read_only=True)
+    review_note = serializers.CharField(max_length=2000, required=False, allow_blank=True)
+
+    class Meta:
+        model = QualityFlag
+        fields = ["id", "source", "kind", "batch", "report", "annotator", "dialogue", "annotation", "axis",
+                  "statistic", "threshold", "message", "details", "status", "review_note", "reviewer", "reviewed_at",
+                  "created_at"]  # fmt: skip
+        read_only_fields = [name for name in fields if name not in ("status", "review_note")]
+
+    def get_batch(self, flag: QualityFlag) -> int | None:
+        if flag.report_id is not None and flag.report.batch_id is not None:
+            return flag.report.batch_id
+        return flag.dialogue.batch_id if flag.dialogue_id is not None else None
+
+
+_FLAG_EXAMPLE = {
+    "id": 77, "source": "outlier", "kind": "annotator_bias", "batch": 3, "report": 12, "annotator": "ann_004",
+    "dialogue": None, "annotation": None, "axis": "social", "statistic": 1.42, "threshold": 1.0,
+    "message": "ann_004 rates social 1.42 points above the others on average", "details": {},
+    "status": "accepted", "review_note": "本人に確認済み。ガイドライン再読を依頼。", "reviewer": "res_001",
+    "reviewed_at": "2025-02-01T10:00:00+09:00", "created_at": "2025-01-31T09:30:09+09:00",
+}  # fmt: skip
+
+
+@extend_schema(tags=["annotation"])
+class FlagViewSet(ApiErrorsMixin, viewsets.GenericViewSet):
+    """Quality flags and their review (researchers)."""
+
+    permission_classes = [IsResearcher]
+    pagination_class = Pages
+    serializer_class = FlagSerializer
+    parser_classes = [JSONParser]
+    queryset = QualityFlag.objects.none()
+
+    def get_queryset(self):
+        return QualityFlag.objects.select_related("report", "annotator", "dialogue", "reviewer").order_by(
+            "-created_at", "-pk"
+        )
+
+    @extend_schema(
+        summary="Quality flags, newest first (researchers)",
+        parameters=[
+            OpenApiParameter("status", str, enum=[*QualityFlag.Status.values]),
+            OpenApiParameter("source", str, enum=[*QualityFlag.Source.values]),
+            filters.BATCH,
+            filters.ANNOTATOR,
+            *filters.PAGE_PARAMETERS,
+        ],
+        responses={200: FlagSerializer(many=True), **error_responses(400)},
+        examples=[OpenApiExample("flag", value=_FLAG_EXAMPLE, response_only=True)],
+    )
+    def list(self, request):
+        params, rows = request.query_params, self.get_queryset()
+        if (wanted := filters.choice(params, "status", QualityFlag.Status.values)) is not None:
+            rows = rows.filter(status=wanted)
+        if (source := filters.choice(params, "source", QualityFlag.Source.values)) is not None:
+            rows = rows.filter(source=source)
+        if (batch := filters.batch_id(params)) is not None:
+            rows = rows.filter(Q(report__batch_id=batch) | Q(dialogue__batch_id=batch))
+        if (annotator := filters.username(params)) is not None:
+            rows = rows.filter(annotator__username=annotator)
+        page = self.paginate_queryset(rows)
+        return self.get_paginated_response(FlagSerializer(page, many=True).data)
+
+    @extend_schema(
+        summary="Review a flag (researchers): accept, dismiss or reopen it, with a note",
+        request=FlagSerializer,
+        responses={200: FlagSerializer, **error_responses(400, 404)},
+        examples=[
+            OpenApiExample("accept", request_only=True,
+                           value={"status": "accepted", "review_note": "本人に確認済み。ガイドライン再読を依頼。"}),
+            OpenApiExample("reviewed", response_only=True, value=_FLAG_EXAMPLE),
+        ],
+    )  # fmt: skip
+    def partial_update(self, request, pk: int):
+        flag = self.get_queryset().filter(pk=pk).first()
+        if flag is None:
+            raise not_found(f"no quality flag with id {pk}")
+        serializer = FlagSerializer(flag, data=request.data, partial=True)
+        serializer.is_valid(raise_exception=True)
+        changes = serializer.validated_data
+        if not changes:
+            raise invalid("status", "give the new status (accepted, dismissed or open) and/or a review_note")
+        for name, value in changes.items():
+            setattr(flag, name, value)
+        flag.reviewer, flag.reviewed_at = request.user, timezone.now()
+        flag.save(update_fields=[*changes, "reviewer", "reviewed_at"])
+        return Response(FlagSerializer(self.get_queryset().get(pk=pk)).data)

@@ -1,0 +1,117 @@
+"""``jobs/``: background jobs (agreement reports and the other kinds) and how far they are.
+
+Researchers see every job; everyone else only the jobs they started, as on the job pages. Labels
+and result summaries are the people's words the pages show (``core.job_display``).
+"""
+
+from __future__ import annotations
+
+from django.urls import reverse
+from drf_spectacular.utils import OpenApiExample, OpenApiParameter, extend_schema, extend_schema_field
+from rest_framework import serializers, viewsets
+from rest_framework.permissions import IsAuthenticated
+from rest_framework.response import Response
+
+from annotation.api import filters
+from annotation.api.errors import ApiErrorsMixin, not_found
+from annotation.api.pagination import Pages
+from annotation.api.permissions import is_researcher
+from annotation.api.schema import error_responses
+from core.job_display import job_label, job_summary
+from core.models import Job
+
+
+class JobProgressSerializer(serializers.Serializer):
+    done = serializers.IntegerField()
+    total = serializers.IntegerField(allow_null=True)
+    percent = serializers.IntegerField(allow_null=True)
+
+
+class JobSerializer(serializers.ModelSerializer):
+    label = serializers.SerializerMethodField(help_text="the kind in people's words, in the request's language")
+    progress = serializers.SerializerMethodField()
+    summary = serializers.SerializerMethodField(help_text="what a succeeded job produced, in people's words")
+    summary_url = serializers.SerializerMethodField(help_text="the page showing what it produced")
+    created_by = serializers.CharField(source="created_by.username", allow_null=True, default=None)
+    url = serializers.SerializerMethodField(help_text="this job in the API")
+
+    class Meta:
+        model = Job
+        fields = ["id", "kind", "label", "status", "progress", "message", "summary", "summary_url", "error",
+                  "result", "params", "created_by", "created_at", "started_at", "finished_at", "url"]  # fmt: skip
+        read_only_fields = fields
+
+    def get_label(self, job: Job) -> str:
+        return job_label(job.kind)
+
+    @extend_schema_field(JobProgressSerializer)
+    def get_progress(self, job: Job) -> dict:
+        return {"done": job.progress_done, "total": job.progress_total, "percent": job.percent}
+
+    def get_summary(self, job: Job) -> str | None:
+        told = job_summary(job)
+        return str(told[0]) if told else None
+
+    def get_summary_url(self, job: Job) -> str | None:
+        told = job_summary(job)
+        return told[1] if told else None
+
+    def get_url(self, job: Job) -> str:
+        return reverse("annotation-api:job", args=[job.pk])
+
+
+JOB_EXAMPLE = {
+    "id": "6f1c1f7e-3c55-4b0a-9d7e-0c3c1f3c9a11", "kind": "annotation.agreement_report", "label": "一致率レポート",
+    "status": "succeeded", "progress": {"done": 1, "total": 1, "percent": 100},
+    "message": "stored agreement report 12", "summary": "一致率レポート #12 を保存しました（合格）。",
+    "summary_url": "/research/agreement/?batch=3", "error": "",
+    "result": {"report_id": 12, "batch_id": 3, "passed": True}, "params": {"batch_id": 3, "n_boot": 1000},
+    "created_by": "res_001", "created_at": "2025-01-31T09:30:00+09:00", "started_at": "2025-01-31T09:30:01+09:00",
+    "finished_at": "2025-01-31T09:30:09+09:00", "url": "/api/v1/annotation/jobs/6f1c1f7e-3c55-4b0a-9d7e-0c3c1f3c9a11/",
+}  # fmt: skip
+
+
+@extend_schema(tags=["annotation"])
+class JobViewSet(ApiErrorsMixin, viewsets.GenericViewSet):
+    """Background jobs: researchers see all, everyone else their own."""
+
+    permission_classes = [IsAuthenticated]
+    pagination_class = Pages
+    serializer_class = JobSerializer
+    queryset = Job.objects.none()
+
+    def get_queryset(self):
+        rows = Job.objects.select_related("created_by").order_by("-created_at", "-pk")
+        if not is_researcher(self.request):
+            rows = rows.filter(created_by=self.request.user)  # others' jobs are not shown (as on the job pages)
+        return rows
+
+    @extend_schema(
+        summary="Background jobs, newest first: all for researchers, your own for everyone else",
+        parameters=[
+            OpenApiParameter("kind", str, description="only this kind, e.g. annotation.agreement_report"),
+            OpenApiParameter("status", str, enum=[*Job.Status.values]),
+            *filters.PAGE_PARAMETERS,
+        ],
+        responses={200: JobSerializer(many=True), **error_responses(400)},
+        examples=[OpenApiExample("job", value=JOB_EXAMPLE, response_only=True)],
+    )
+    def list(self, request):
+        rows = self.get_queryset()
+        if kind := (request.query_params.get("kind") or "").strip():
+            rows = rows.filter(kind=kind)
+        if (wanted := filters.choice(request.query_params, "status", Job.Status.values)) is not None:
+            rows = rows.filter(status=wanted)
+        page = self.paginate_queryset(rows)
+        return self.get_paginated_response(JobSerializer(page, many=True).data)
+
+    @extend_schema(
+        summary="One job: poll it until its status is succeeded, failed or cancelled",
+        responses={200: JobSerializer, **error_responses(404)},
+        examples=[OpenApiExample("job", value=JOB_EXAMPLE, response_only=True)],
+    )
+    def retrieve(self, request, pk):
+        job = self.get_queryset().filter(pk=pk).first()
+        if job is None:
+            raise not_found(f"no job {pk}" + ("" if is_researcher(request) else " of yours"))
+        return Response(JobSerializer(job).data)

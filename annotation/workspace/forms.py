@@ -1,0 +1,212 @@
+"""Forms of the researchers' workspace: a new batch with its file, more dialogues, the batch's settings,
+the items table's filters and the adjudication of a disputed item."""
+
+from __future__ import annotations
+
+from django import forms
+from django.contrib.auth import get_user_model
+from django.db.models import Q
+from django.utils.translation import gettext_lazy as _
+
+from annotation.axes import SCORES
+from annotation.guidelines.scale import AXIS_NAMES, LEVEL_LABELS
+from annotation.models import Batch
+from annotation.review.services import MAX_COMMENT
+from annotation.workspace.selectors import RATINGS_FILTERS, SORTS, ItemFilters
+from annotation.workspace.status import STATUS_LABELS
+from core.roles import ANNOTATOR
+
+MAX_QUOTA = 50
+MAX_SPREAD = max(SCORES) - min(SCORES)
+
+_FILE_HELP = _(
+    'JSONL, one dialogue per line: {"id", "user", "response", "context"}. Every line is checked first; '
+    "if anything is wrong nothing is stored and every problem is listed."
+)
+
+
+class _NoColon:
+    """Labels without the ":" Django adds (it reads oddly after Japanese labels)."""
+
+    def __init__(self, *args, **kwargs):
+        kwargs.setdefault("label_suffix", "")
+        super().__init__(*args, **kwargs)
+
+
+class DialogueFileForm(_NoColon, forms.Form):
+    file = forms.FileField(label=_("Dialogue file (JSONL)"), help_text=_FILE_HELP)
+
+
+class BatchCreateForm(DialogueFileForm):
+    name = forms.CharField(label=_("Name"), max_length=Batch._meta.get_field("name").max_length)
+    description = forms.CharField(label=_("Description"), required=False, widget=forms.Textarea(attrs={"rows": 3}))
+    annotations_per_item = forms.IntegerField(
+        label=_("Ratings per item (quota)"), min_value=1, max_value=MAX_QUOTA, initial=3,
+        help_text=_("How many annotators rate each item; the queue hands an item out until it has this many."),
+    )  # fmt: skip
+    guidelines_version = forms.CharField(
+        label=_("Guidelines version"),
+        required=False,
+        max_length=40,
+        widget=forms.TextInput(attrs={"placeholder": "v1.0"}),
+    )
+
+    field_order = ["name", "description", "annotations_per_item", "guidelines_version", "file"]
+
+    def clean_name(self) -> str:
+        name = self.cleaned_data["name"].strip()
+        if Batch.objects.filter(name=name).exists():
+            raise forms.ValidationError(
+                _(
+                    "A batch named %(name)s exists already. Choose another name, or add the dialogues "
+                    "from that batch's page."
+                ),
+                params={"name": name},
+            )
+        return name
+
+    def batch_settings(self) -> dict:
+        return {key: self.cleaned_data[key] for key in ("description", "annotations_per_item", "guidelines_version")}
+
+
+def annotator_accounts(batch: Batch | None = None):
+    """Accounts that may be chosen for a batch: active annotators who log in (not accounts made by imports),
+    and whoever the batch has chosen already."""
+    users = get_user_model().objects
+    may_work = Q(is_active=True, groups__name=ANNOTATOR) & ~Q(annotator_profile__imported=True)
+    if batch is not None and batch.pk:
+        may_work |= Q(chosen_batches=batch)
+    return users.filter(pk__in=users.filter(may_work).values("pk")).order_by("username")
+
+
+class BatchSettingsForm(_NoColon, forms.ModelForm):
+    restricted = forms.TypedChoiceField(
+        label=_("Who may work on it"),
+        choices=[(False, _("Every qualified annotator")), (True, _("Only the chosen annotators"))],
+        coerce=lambda value: value in (True, "True"),
+        widget=forms.RadioSelect,
+    )
+    annotators = forms.ModelMultipleChoiceField(
+        label=_("Chosen annotators"), queryset=annotator_accounts(), required=False, widget=forms.CheckboxSelectMultiple
+    )
+    annotations_per_item = forms.IntegerField(label=_("Ratings per item (quota)"), min_value=1, max_value=MAX_QUOTA)
+    disagreement_spread = forms.IntegerField(
+        label=_("Disputed from a spread of"), min_value=1, max_value=MAX_SPREAD,
+        help_text=_("An item is disputed when, on some axis, the highest and lowest score differ by at least this."),
+    )  # fmt: skip
+
+    class Meta:
+        model = Batch
+        fields = ["status", "annotations_per_item", "disagreement_spread", "guidelines_version", "description",
+                  "restricted", "annotators"]  # fmt: skip
+        widgets = {"status": forms.RadioSelect, "description": forms.Textarea(attrs={"rows": 3})}
+
+    def __init__(self, *args, **kwargs):
+        super().__init__(*args, **kwargs)
+        self.fields["annotators"].queryset = annotator_accounts(self.instance)
+        self.fields["status"].label = _("Status")
+        self.fields["guidelines_version"].label = _("Guidelines version")
+        self.fields["guidelines_version"].help_text = _("Which guidelines the batch is rated under, e.g. v1.2.")
+        self.fields["status"].choices = list(STATUS_LABELS.items())
+
+    def clean(self):
+        data = super().clean()
+        if data.get("restricted") and not data.get("annotators"):
+            self.add_error(
+                "annotators",
+                _("Choose at least one annotator, or let every qualified annotator work on the batch."),
+            )
+        return data
+
+
+class ItemFilterForm(forms.Form):
+    """The items table's filters; anything unknown in the query string falls back to "no filter"."""
+
+    q = forms.CharField(label=_("Search"), required=False, max_length=200)
+    ratings = forms.ChoiceField(
+        label=_("Ratings"),
+        required=False,
+        choices=[
+            ("", _("any number")),
+            ("none", _("none yet")),
+            ("under", _("some, fewer than the quota")),
+            ("complete", _("quota reached")),
+        ],
+    )
+    disputed = forms.BooleanField(label=_("Disputed"), required=False)
+    flagged = forms.BooleanField(label=_("Open flags or problem reports"), required=False)
+    adjudicated = forms.BooleanField(label=_("Adjudicated"), required=False)
+    sort = forms.ChoiceField(
+        label=_("Order"),
+        required=False,
+        choices=[
+            ("id", _("import order")),
+            ("spread", _("largest spread first")),
+            ("ratings", _("fewest ratings first")),
+        ],
+    )
+
+    def filters(self) -> ItemFilters:
+        self.is_valid()  # a bad value drops only its own filter: cleaned_data keeps the valid ones
+        data = self.cleaned_data
+        ratings = data.get("ratings", "")
+        sort = data.get("sort") or "id"
+        return ItemFilters(
+            q=(data.get("q") or "").strip(),
+            ratings=ratings if ratings in RATINGS_FILTERS else "",
+            disputed=bool(data.get("disputed")),
+            flagged=bool(data.get("flagged")),
+            adjudicated=bool(data.get("adjudicated")),
+            sort=sort if sort in SORTS else "id",
+        )
+
+
+NO_DECISION = ""
+
+
+class AdjudicationForm(_NoColon, forms.Form):
+    """A score (or no decision) per axis open to adjudication, and the reason; ``changes()`` is what differs from
+    the decisions in force."""
+
+    reason = forms.CharField(
+        label=_("Reason"), max_length=MAX_COMMENT, widget=forms.Textarea(attrs={"rows": 2}),
+        error_messages={"required": _("Give a reason: it is kept with the decision.")},
+    )  # fmt: skip
+
+    def __init__(self, *args, axes: list[str], in_force: dict[str, int], **kwargs):
+        super().__init__(*args, **kwargs)
+        self.axes, self.in_force = axes, in_force
+        choices = [(NO_DECISION, _("no decision"))] + [(str(s), f"{s} · {LEVEL_LABELS[s]}") for s in SCORES]
+        for axis in axes:
+            self.fields[axis] = forms.ChoiceField(
+                label=AXIS_NAMES[axis],
+                choices=choices,
+                required=False,
+                initial=str(in_force[axis]) if axis in in_force else NO_DECISION,
+                error_messages={"invalid_choice": _("Choose a score from 1 to 5, or no decision; got %(value)s.")},
+            )
+        self.order_fields([*axes, "reason"])
+
+    def score_fields(self):
+        return [self[axis] for axis in self.axes]
+
+    def changes(self) -> dict[str, int | None]:
+        """``{axis: new score or None (withdraw)}`` for the axes whose choice differs from the decision in force."""
+        found = {}
+        for axis in self.axes:
+            chosen = self.cleaned_data.get(axis) or NO_DECISION
+            new = int(chosen) if chosen else None
+            if new != self.in_force.get(axis):
+                found[axis] = new
+        return found
+
+    def clean(self):
+        data = super().clean()
+        if not self.errors and not self.changes():
+            raise forms.ValidationError(
+                _(
+                    "Nothing changed: choose a score that differs from the decision in force "
+                    "(or no decision to withdraw it)."
+                )
+            )
+        return data

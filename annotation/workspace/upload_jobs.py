@@ -1,0 +1,83 @@
+"""The job that imports a large uploaded dialogue file into its batch (``annotation.dialogues_upload``).
+
+Queued by the workspace's upload views (``dialogues_upload_enqueue``); the batch page polls it. On
+a file with problems nothing is stored, the job fails, and its ``result`` keeps the problems (file,
+line, JSON path, message) for the batch page's table.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from django.conf import settings
+from django.urls import reverse
+from django.utils.translation import gettext_lazy
+
+from annotation.models import Batch
+from annotation.workspace.uploads import (
+    UPLOAD_FOLDER,
+    SavedUpload,
+    UploadRejected,
+    dialogues_upload_import,
+    import_summary_text,
+    upload_discard,
+)
+from core.job_display import register_job_display
+from core.jobs import job_handler
+from core.models import Job
+from core.services import job_enqueue
+
+DIALOGUES_UPLOAD = "annotation.dialogues_upload"
+
+
+def dialogues_upload_enqueue(*, upload: SavedUpload, batch: Batch, user) -> Job:
+    params = {"batch_id": batch.pk, "file": upload.relative_path, "name": upload.name, "lines": upload.lines}
+    return job_enqueue(kind=DIALOGUES_UPLOAD, params=params, user=user)
+
+
+def _kept_upload(params: dict) -> SavedUpload:
+    root = (Path(settings.VAR_DIR) / UPLOAD_FOLDER).resolve()
+    path = (Path(settings.VAR_DIR) / str(params.get("file", ""))).resolve()
+    if root not in path.parents or not path.is_file():
+        raise ValueError(f"params.file: no uploaded file at {params.get('file')!r} (removed, or not an upload)")
+    lines = int(params.get("lines") or 0)
+    return SavedUpload(path=path, name=str(params.get("name") or path.name), size=path.stat().st_size, lines=lines)
+
+
+@job_handler(DIALOGUES_UPLOAD)
+def dialogues_upload(job, progress) -> dict:
+    """Params ``{"batch_id", "file" (below VAR_DIR), "name" (the user's file name), "lines"}``."""
+    batch = Batch.objects.filter(pk=job.params.get("batch_id")).first()
+    if batch is None:
+        raise ValueError(f"params.batch_id: no batch with id {job.params.get('batch_id')!r} (deleted?)")
+    upload = _kept_upload(job.params)
+    try:
+        total = max(upload.lines, 1)
+        progress(0, total, f"checking and storing {upload.lines} lines of {upload.name}", force=True)
+        try:
+            summary = dialogues_upload_import(upload=upload, batch_name=batch.name)
+        except UploadRejected as exc:
+            # The runner saves this job object's result with the failure: the batch page lists the problems.
+            job.result = {"batch_id": batch.pk, "file": upload.name, "problems": exc.problems,
+                          "truncated": exc.truncated}  # fmt: skip
+            raise ValueError(f"{upload.name}: {len(exc.problems)} problem(s); nothing was stored") from None
+        # No progress report after the import: it would check for a cancel request, and the dialogues are stored.
+    finally:
+        upload_discard(upload.path)
+    return {
+        "batch_id": batch.pk,
+        "batch_name": batch.name,
+        "file": upload.name,
+        "created": summary.created,
+        "unchanged": summary.unchanged,
+    }
+
+
+def _upload_summary(result: dict) -> tuple[str, str | None]:
+    text = import_summary_text(
+        created=result["created"], unchanged=result["unchanged"], batch_name=result["batch_name"]
+    )
+    return text, reverse("annotation:batch", args=[result["batch_id"]])
+
+
+register_job_display(DIALOGUES_UPLOAD, gettext_lazy("Dialogue upload"), _upload_summary)

@@ -1,0 +1,127 @@
+"""Dialogue files uploaded in the browser: kept under VAR_DIR, then imported in the request or by a job.
+
+A small file is imported while the browser waits; a large one (``is_large``) by a worker
+(``annotation.workspace.upload_jobs``). Either way the import is the ``import_dialogues`` one: every
+line is checked first and any problem stores nothing. The problems name the file as the user
+uploaded it, not the path it was kept under.
+"""
+
+from __future__ import annotations
+
+import re
+import shutil
+import uuid
+from dataclasses import dataclass
+from pathlib import Path
+
+from django.conf import settings
+from django.db import transaction
+from django.utils.translation import gettext as _
+
+from annotation.io.imports import ImportSummary, dialogues_import
+from annotation.io.records import InputError, Problem
+from annotation.models import Batch
+
+# Above either limit an upload is imported by a worker, with progress on the batch page.
+LARGE_UPLOAD_BYTES = 2 * 1024 * 1024
+LARGE_UPLOAD_LINES = 5_000
+UPLOAD_FOLDER = Path("uploads") / "dialogues"  # under VAR_DIR
+
+
+@dataclass(frozen=True)
+class SavedUpload:
+    path: Path
+    name: str  # the name the user's file had
+    size: int
+    lines: int
+
+    @property
+    def is_large(self) -> bool:
+        return self.size > LARGE_UPLOAD_BYTES or self.lines > LARGE_UPLOAD_LINES
+
+    @property
+    def relative_path(self) -> str:
+        """The path below VAR_DIR, as a job's parameters carry it."""
+        return self.path.relative_to(settings.VAR_DIR).as_posix()
+
+
+class UploadRejected(Exception):
+    """An upload that stored nothing; ``problems`` are rows for the problems table."""
+
+    def __init__(self, problems: list[dict], *, truncated: bool = False) -> None:
+        self.problems = problems
+        self.truncated = truncated
+        super().__init__(f"{len(problems)} problem(s); nothing was stored")
+
+
+def _safe_name(name: str) -> str:
+    name = re.sub(r"[^\w.-]", "_", Path(name or "").name)[:100].lstrip(".")
+    return name or "dialogues.jsonl"
+
+
+def upload_save(uploaded) -> SavedUpload:
+    """Copy an uploaded file to a folder of its own under VAR_DIR, counting its bytes and lines."""
+    folder = Path(settings.VAR_DIR) / UPLOAD_FOLDER / uuid.uuid4().hex
+    folder.mkdir(parents=True, mode=0o700)
+    path = folder / _safe_name(uploaded.name)
+    size = lines = 0
+    last = b"\n"
+    with path.open("wb") as handle:
+        for chunk in uploaded.chunks():
+            handle.write(chunk)
+            size += len(chunk)
+            lines += chunk.count(b"\n")
+            last = chunk[-1:] or last
+    if last != b"\n":
+        lines += 1  # a last line without a newline
+    return SavedUpload(path=path, name=Path(uploaded.name or path.name).name, size=size, lines=lines)
+
+
+def upload_discard(path: Path) -> None:
+    """Remove a kept upload and its folder (only ever a folder under VAR_DIR/uploads/dialogues)."""
+    root = (Path(settings.VAR_DIR) / UPLOAD_FOLDER).resolve()
+    folder = path.resolve().parent
+    if folder.parent == root:
+        shutil.rmtree(folder, ignore_errors=True)
+
+
+def problem_rows(problems: list[Problem], *, upload: SavedUpload) -> list[dict]:
+    """Rows of the problems table: file (as the user named it), line, JSON path and message."""
+    kept = str(upload.path)
+    return [
+        {"file": upload.name if p.file == kept else p.file, "line": p.line, "path": p.path, "message": p.message}
+        for p in problems
+    ]
+
+
+def dialogues_upload_import(*, upload: SavedUpload, batch_name: str, new_batch: dict | None = None) -> ImportSummary:
+    """Import an uploaded file into ``batch_name``; with ``new_batch`` (the batch's settings) create the batch.
+
+    One transaction: a new batch exists only if its dialogues were stored. A new batch with no new
+    dialogue (every one of them is stored already) is refused rather than left empty.
+    """
+    try:
+        with transaction.atomic():
+            if new_batch is not None:
+                Batch.objects.create(name=batch_name, **new_batch)
+            summary = dialogues_import(paths=[upload.path], batch_name=batch_name)
+            if new_batch is not None and not summary.created:
+                message = (
+                    f"all {summary.unchanged} dialogue(s) of this file are stored already (their ids are taken), "
+                    "so the new batch would be empty; add new dialogues or upload to the batch that holds them"
+                )
+                raise UploadRejected([{"file": upload.name, "line": None, "path": "$.id", "message": message}])
+    except InputError as exc:
+        raise UploadRejected(problem_rows(exc.problems, upload=upload), truncated=exc.truncated) from None
+    return summary
+
+
+def import_summary_text(*, created: int, unchanged: int, batch_name: str) -> str:
+    """What an import did, in people's words: "12,000 dialogues imported into batch X." (and what was kept)."""
+    values = {"n": f"{created:,}", "name": batch_name, "unchanged": f"{unchanged:,}"}
+    if not created:
+        return _("Nothing new for batch %(name)s: all %(unchanged)s dialogues were stored already.") % values
+    text = _("%(n)s dialogues imported into batch %(name)s.") % values
+    if unchanged:
+        text += " " + _("%(unchanged)s were stored already and left as they were.") % values
+    return text
