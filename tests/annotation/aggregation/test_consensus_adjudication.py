@@ -6,25 +6,10 @@ from datetime import UTC, datetime
 import pytest
 
 from annotation.aggregation.consensus import Adjudicated, merge, merge_with_exclusions
-from annotation.io.dataset import rating_set
-from annotation.io.records import parse_annotation
-from tests.annotation.conftest import rating
+from tests.annotation.aggregation.test_consensus import _records, _social
 
 NOW = datetime(2025, 2, 1, 9, 30, tzinfo=UTC)
 DECISION = Adjudicated(score=4, reason="the response flatters", by="res", at="2025-02-01T09:00:00Z")
-
-
-def _records(*rows):
-    out = []
-    for row in rows:
-        record, problems = parse_annotation(row, file="t", line=1)
-        assert not problems, problems
-        out.append(record)
-    return rating_set(out)
-
-
-def _social(item: int, annotator: str, score: int, conf: float = 1.0):
-    return rating(item, annotator, scores=(score, 1, 1, 1), conf=(conf, 1, 1, 1))
 
 
 def _item_id(data, index=0):
