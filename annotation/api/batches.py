@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from django.contrib.auth import get_user_model
 from django.db import transaction
-from django.db.models import Count, Q
+from django.db.models import Count
 from drf_spectacular.utils import (
     OpenApiExample,
     OpenApiParameter,
@@ -27,7 +27,7 @@ from annotation.api.permissions import IsResearcher, IsResearcherOrQualifiedAnno
 from annotation.api.schema import error_responses
 from annotation.api.strict import StrictFieldsMixin
 from annotation.collection.progress import batch_progress
-from annotation.collection.queue import work_left
+from annotation.collection.queue import batches_visible_to, work_left
 from annotation.models import Batch
 from core.roles import ANNOTATOR
 
@@ -147,14 +147,7 @@ def _researcher_batches():
 
 
 def _annotator_batches(user):
-    chosen = Batch.annotators.through.objects.filter(user=user).values("batch_id")
-    return (
-        Batch.objects.exclude(status=Batch.Status.CLOSED)
-        .filter(Q(restricted=False) | Q(pk__in=chosen))
-        .annotate(n_items=Count("dialogues"))
-        .filter(n_items__gt=0)
-        .order_by("name")
-    )
+    return batches_visible_to(user).annotate(n_items=Count("dialogues")).filter(n_items__gt=0).order_by("name")
 
 
 BATCH_EXAMPLE = {

@@ -17,7 +17,7 @@ from datetime import timedelta
 from enum import StrEnum
 
 from django.db import IntegrityError, connection, transaction
-from django.db.models import Count, Exists, F, OuterRef, Subquery, Value
+from django.db.models import Count, Exists, F, OuterRef, Q, Subquery, Value
 from django.db.models.functions import Coalesce
 from django.utils import timezone
 
@@ -192,6 +192,13 @@ def batch_open_to(*, batch: Batch, annotator) -> bool:
     if batch.status != Batch.Status.OPEN:
         return False
     return not batch.restricted or batch.annotators.filter(pk=annotator.pk).exists()
+
+
+def batches_visible_to(annotator):
+    """The batches an annotator's lists show (the queue page, the API): not closed, and open to every
+    annotator or chosen for them. A paused batch is listed; ``batch_open_to`` says it hands out nothing."""
+    chosen = Batch.annotators.through.objects.filter(user=annotator).values("batch_id")
+    return Batch.objects.exclude(status=Batch.Status.CLOSED).filter(Q(restricted=False) | Q(pk__in=chosen))
 
 
 def work_left(*, batch: Batch, annotator) -> bool:

@@ -32,6 +32,7 @@ from annotation.collection.queue import (
     assignment_skip,
     assignment_unskip,
     batch_get,
+    batches_visible_to,
     rating_submit,
     work_left,
 )
@@ -50,10 +51,7 @@ logger = logging.getLogger(__name__)
 def _batches_for(user):
     mine = Count("dialogues__annotations", filter=Q(dialogues__annotations__annotator=user), distinct=True)
     visible = (
-        Batch.objects.exclude(status=Batch.Status.CLOSED)
-        .filter(Q(restricted=False) | Q(annotators=user))
-        .annotate(n_items=Count("dialogues", distinct=True), n_mine=mine)
-        .filter(n_items__gt=0)
+        batches_visible_to(user).annotate(n_items=Count("dialogues", distinct=True), n_mine=mine).filter(n_items__gt=0)
     )
     batches = list(visible)
     for batch in batches:  # only offer "start / continue" where the queue has an item for this annotator
