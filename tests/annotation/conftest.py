@@ -46,3 +46,21 @@ def jsonl(tmp_path):
         return write_jsonl(tmp_path / (name or f"file_{next(counter)}.jsonl"), rows)
 
     return make
+
+
+@pytest.fixture
+def disputed_batch(jsonl, db):
+    """Batch "adj": six items rated alike by three annotators, except dialogue_000's social axis (1, 5, 3:
+    disputed, rejected for its spread until adjudicated)."""
+    from django.core.management import call_command
+
+    from annotation.models import Batch
+
+    call_command("import_dialogues", str(jsonl([dialogue(i) for i in range(6)])), batch="adj")
+    rows = []
+    for i in range(6):
+        for annotator, social in zip(("ann_a", "ann_b", "ann_c"), (1, 5, 3) if i == 0 else (i,) * 3, strict=True):
+            level = 1 + i % 5
+            rows.append(rating(i, annotator, scores=(social or 1, level, level, level), conf=(1, 1, 1, 1)))
+    call_command("import_annotations", str(jsonl(rows)))
+    return Batch.objects.get(name="adj")

@@ -1,27 +1,17 @@
 """``batches/{id}/consensus/``: the seed A.6 consensus with the researchers' adjudications applied and marked."""
 
 import pytest
-from django.core.management import call_command
 from django.utils import timezone
 
-from annotation.models import Adjudication, Batch, Dialogue
+from annotation.models import Adjudication, Dialogue
 from tests.annotation.api.support import API, logged_in, make_batch, token_client
-from tests.annotation.conftest import dialogue, rating
 
 pytestmark = pytest.mark.django_db
 
 
 @pytest.fixture
-def batch(jsonl):
-    """Six items rated alike by three annotators, except dialogue_000's social axis (1, 5, 3: disputed)."""
-    call_command("import_dialogues", str(jsonl([dialogue(i) for i in range(6)])), batch="adj")
-    rows = []
-    for i in range(6):
-        for annotator, social in zip(("ann_a", "ann_b", "ann_c"), (1, 5, 3) if i == 0 else (i,) * 3, strict=True):
-            level = 1 + i % 5
-            rows.append(rating(i, annotator, scores=(social or 1, level, level, level), conf=(1, 1, 1, 1)))
-    call_command("import_annotations", str(jsonl(rows)))
-    return Batch.objects.get(name="adj")
+def batch(disputed_batch):
+    return disputed_batch
 
 
 def test_anonymous_gets_401_and_annotators_403(client, ann, batch):

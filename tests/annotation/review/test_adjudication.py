@@ -8,23 +8,14 @@ from django.core.management import call_command
 from annotation.models import Adjudication, Dialogue, ItemComment
 from annotation.review.selectors import adjudications_in_force, batch_consensus
 from annotation.review.services import ReviewError, adjudication_record, item_comment_create, item_comment_resolve
-from tests.annotation.conftest import dialogue, rating
 from tests.helpers import make_user
 
 pytestmark = pytest.mark.django_db
 
 
 @pytest.fixture
-def batch(jsonl):
-    """Six items rated alike by three annotators, except dialogue_000's social axis (1, 5, 3: disputed)."""
-    call_command("import_dialogues", str(jsonl([dialogue(i) for i in range(6)])), batch="adj")
-    rows = []
-    for i in range(6):
-        for annotator, social in zip(("ann_a", "ann_b", "ann_c"), (1, 5, 3) if i == 0 else (i,) * 3, strict=True):
-            level = 1 + i % 5
-            rows.append(rating(i, annotator, scores=(social or 1, level, level, level), conf=(1, 1, 1, 1)))
-    call_command("import_annotations", str(jsonl(rows)))
-    return Dialogue.objects.get(external_id="dialogue_000").batch
+def batch(disputed_batch):
+    return disputed_batch
 
 
 def _item(external_id="dialogue_000"):
