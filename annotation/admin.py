@@ -70,7 +70,7 @@ class BatchAdmin(admin.ModelAdmin):
     def get_queryset(self, request):
         return super().get_queryset(request).annotate(_dialogues=Count("dialogues"))
 
-    @admin.display(description=_("dialogues"), ordering="_dialogues")
+    @admin.display(description=_("number of dialogues"), ordering="_dialogues")
     def dialogue_count(self, obj):
         return obj._dialogues
 
