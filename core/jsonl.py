@@ -2,6 +2,11 @@
 
 A problem names the file, the line, the JSON path and what is accepted; a ``ProblemLog`` collects
 them (up to a limit) so that a broken file reports many errors at once and nothing is stored.
+
+A problem made with ``Problem.of`` keeps its English template and parameters besides the message,
+so that the pages and the API can show it in the reader's language (``core.problem_text``);
+the commands print the English ``message``. Templates are marked with ``gettext_noop`` so that
+``makemessages`` finds them, without importing Django here.
 """
 
 from __future__ import annotations
@@ -19,13 +24,61 @@ import orjson
 MAX_PROBLEMS = 100
 
 
+def gettext_noop(message: str) -> str:
+    """``message`` unchanged: marks a template for the translation catalogue (translated where shown)."""
+    return message
+
+
+# The JSON type names a problem may show (``json_type``), for the catalogue.
+JSON_TYPE_NAMES = (
+    gettext_noop("null"),
+    gettext_noop("boolean"),
+    gettext_noop("number"),
+    gettext_noop("string"),
+    gettext_noop("array"),
+    gettext_noop("object"),
+)
+
+
+# The json module's messages for a line that is not JSON, for the catalogue.
+JSON_DECODER_MESSAGES = (
+    gettext_noop("Expecting value"),
+    gettext_noop("Expecting ',' delimiter"),
+    gettext_noop("Expecting ':' delimiter"),
+    gettext_noop("Expecting property name enclosed in double quotes"),
+    gettext_noop("Extra data"),
+    gettext_noop("Unterminated string starting at"),
+    gettext_noop("Invalid control character at"),
+    gettext_noop("Invalid \\escape"),
+    gettext_noop("Invalid \\uXXXX escape"),
+    gettext_noop("Illegal trailing comma before end of object"),
+    gettext_noop("Illegal trailing comma before end of array"),
+)
+
+
+def fill(template: str, params: dict) -> str:
+    """``template`` with its ``%(name)s`` placeholders filled; a ``*_text`` parameter is a template itself,
+    filled with the other parameters (one level deep)."""
+    if not params:
+        return template
+    plain = {key: value for key, value in params.items() if not key.endswith("_text")}
+    return template % {key: value % plain if key.endswith("_text") else value for key, value in params.items()}
+
+
 @dataclass(frozen=True)
 class Problem:
     file: str
     line: int | None
     path: str
-    message: str
+    message: str  # in English: what the commands print
     kind: str = "format"  # "format" (JSON, fields, types) or "range" (a value outside its scale)
+    template: str = ""  # the message's English template (a msgid), when made with ``Problem.of``
+    params: tuple[tuple[str, object], ...] = ()
+
+    @classmethod
+    def of(cls, file: str, line: int | None, path: str, template: str, kind: str = "format", **params) -> Problem:
+        """A problem whose message is ``template`` filled with ``params`` (``*_text`` ones are templates too)."""
+        return cls(file, line, path, fill(template, params), kind, template, tuple(params.items()))
 
     def __str__(self) -> str:
         where = f"{self.file}:{self.line}" if self.line is not None else self.file
@@ -91,7 +144,16 @@ def read_jsonl(path: str | Path) -> Iterator[tuple[int, object]]:
             if isinstance(value, Problem):
                 yield number, value
             elif not isinstance(value, dict):
-                yield number, Problem(name, number, "$", f"expected a JSON object per line, got {json_type(value)}")
+                yield (
+                    number,
+                    Problem.of(
+                        name,
+                        number,
+                        "$",
+                        gettext_noop("expected a JSON object per line, got %(type_text)s"),
+                        type_text=json_type(value),
+                    ),
+                )
             else:
                 unsafe = _unsafe_text(name, number, value) if _ESCAPES.search(raw) else None
                 yield number, unsafe or _duplicate_key(name, number, raw, value) or value
@@ -140,23 +202,24 @@ def _duplicate_key(name: str, number: int, raw: bytes, value: dict) -> Problem |
     json.loads(raw.decode("utf-8-sig" if number == 1 else "utf-8"), object_pairs_hook=pairs)
     if not found:
         return None
-    return Problem(name, number, "$", f"key {found[0]!r} appears twice in one object; give each key once")
+    template = gettext_noop("key %(key)s appears twice in one object; give each key once")
+    return Problem.of(name, number, "$", template, key=repr(found[0]))
 
 
 def _unsafe_text(name: str, number: int, value) -> Problem | None:
     """The first string (key or value) holding a lone surrogate or a NUL character, by JSON path."""
     for path, text in _strings(value, "$"):
         if "\x00" in text:
-            return Problem(name, number, path, "contains a NUL character (\\u0000), which cannot be stored; remove it")
+            template = gettext_noop("contains a NUL character (\\u0000), which cannot be stored; remove it")
+            return Problem.of(name, number, path, template)
         surrogate = _SURROGATE.search(text)
         if surrogate:
-            return Problem(
-                name,
-                number,
-                path,
-                f"contains a lone surrogate \\u{ord(surrogate[0]):04x} at character {surrogate.start() + 1}, "
-                "which is not Unicode text; write the character itself or its full surrogate pair",
+            template = gettext_noop(
+                "contains a lone surrogate %(escape)s at character %(position)s, which is not Unicode text; "
+                "write the character itself or its full surrogate pair"
             )
+            escape = f"\\u{ord(surrogate[0]):04x}"
+            return Problem.of(name, number, path, template, escape=escape, position=surrogate.start() + 1)
     return None
 
 
@@ -177,21 +240,31 @@ def _parse_slowly(name: str, number: int, raw: bytes):
     try:
         text = raw.decode("utf-8")
     except UnicodeDecodeError as exc:
-        return Problem(
-            name, number, "$", f"not UTF-8 (byte 0x{raw[exc.start]:02x} at byte {exc.start + 1}); save as UTF-8"
-        )
+        template = gettext_noop("not UTF-8 (byte %(byte)s at byte %(position)s); save as UTF-8")
+        return Problem.of(name, number, "$", template, byte=f"0x{raw[exc.start]:02x}", position=exc.start + 1)
     text = text.rstrip("\r\n")
     if not text.strip():
         return None
     try:
         return _DECODER.decode(text)
     except ValueError as exc:
-        detail = f"{exc.msg} at column {exc.colno}" if isinstance(exc, json.JSONDecodeError) else str(exc)
-        return Problem(name, number, "$", f"invalid JSON: {detail}")
+        if isinstance(exc, json.JSONDecodeError):
+            template = gettext_noop("invalid JSON: %(detail_text)s at column %(column)s")
+            return Problem.of(name, number, "$", template, detail_text=exc.msg, column=exc.colno)
+        if isinstance(exc, _NotStrictJson):
+            template = gettext_noop("invalid JSON: %(constant)s is not a number in strict JSON")
+            return Problem.of(name, number, "$", template, constant=exc.constant)
+        return Problem.of(name, number, "$", gettext_noop("invalid JSON: %(detail)s"), detail=str(exc))
+
+
+class _NotStrictJson(ValueError):
+    def __init__(self, constant: str) -> None:
+        super().__init__(f"{constant} is not a number in strict JSON")
+        self.constant = constant
 
 
 def _reject_constant(name: str):
-    raise ValueError(f"{name} is not a number in strict JSON")
+    raise _NotStrictJson(name)
 
 
 _DECODER = json.JSONDecoder(parse_constant=_reject_constant)
@@ -202,6 +275,13 @@ def describe_value(value) -> str:
     if value is None or isinstance(value, (list, dict)):
         return json_type(value)
     return f"{json_type(value)} {json.dumps(value, ensure_ascii=False)}"
+
+
+def got(value) -> dict:
+    """``describe_value`` as parameters of a template's "got %(type_text)s%(shown)s" (the type translates)."""
+    if value is None or isinstance(value, (list, dict)):
+        return {"type_text": json_type(value), "shown": ""}
+    return {"type_text": json_type(value), "shown": " " + json.dumps(value, ensure_ascii=False)}
 
 
 def json_type(value: object) -> str:
@@ -225,7 +305,7 @@ def readable_paths(paths: Iterable[str | Path], log: ProblemLog) -> list[str | P
         if Path(path).is_file():
             readable.append(path)
         else:
-            log.add(Problem(str(path), None, "$", "file not found (or not a regular file)"))
+            log.add(Problem.of(str(path), None, "$", gettext_noop("file not found (or not a regular file)")))
     return readable
 
 
@@ -262,7 +342,8 @@ def load_records_with_unique_ids(paths: Iterable[str | Path], parse, *, log: Pro
                 continue
             if record.id in first_seen:
                 first = "{}:{}".format(*first_seen[record.id])
-                log.add(Problem(name, number, "$.id", f"duplicate id {record.id!r} (first at {first})"))
+                template = gettext_noop("duplicate id %(id)s (first at %(first)s)")
+                log.add(Problem.of(name, number, "$.id", template, id=repr(record.id), first=first))
                 continue
             first_seen[record.id] = (name, number)
             records.append(record)
@@ -272,15 +353,18 @@ def load_records_with_unique_ids(paths: Iterable[str | Path], parse, *, log: Pro
 def check_batch_name(name: str, log: ProblemLog, *, limit: int) -> None:
     """A ``--batch`` name must be given and fit the column (``limit`` characters)."""
     if not name.strip():
-        log.add(Problem("--batch", None, "name", "the batch name is empty; give one with --batch NAME"))
+        log.add(
+            Problem.of("--batch", None, "name", gettext_noop("the batch name is empty; give one with --batch NAME"))
+        )
     elif len(name) > limit:
-        log.add(Problem("--batch", None, "name", f"the batch name has {len(name)} characters; at most {limit} fit"))
+        template = gettext_noop("the batch name has %(length)s characters; at most %(limit)s fit")
+        log.add(Problem.of("--batch", None, "name", template, length=len(name), limit=limit))
 
 
-def report_files_without_records(paths, records, log: ProblemLog, *, what: str) -> None:
-    """An empty (or blank) file is a mistake, not an import of nothing."""
+def report_files_without_records(paths, records, log: ProblemLog, *, empty: str) -> None:
+    """An empty (or blank) file is a mistake, not an import of nothing: ``empty`` says so (a template)."""
     with_records = {record.file for record in records}
     with_problems = {problem.file for problem in log.problems}
     for path in paths:
         if str(path) not in with_records and str(path) not in with_problems:
-            log.add(Problem(str(path), None, "$", f"no {what} in this file (it is empty or has only blank lines)"))
+            log.add(Problem.of(str(path), None, "$", empty))

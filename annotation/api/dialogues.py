@@ -25,9 +25,11 @@ from annotation.api.schema import ErrorSerializer, error_responses
 from annotation.io.imports import dialogues_import
 from annotation.io.records import InputError
 from annotation.models import Batch, Dialogue
+from core.problem_text import problem_message
 
 UPLOAD_FLAGS = ("dry_run", "update", "force_text_change")
-_CLI_OPTIONS = {"--force-text-change": "force_text_change=true", "--update": "update=true"}
+# The problems' hints name the options as this API takes them (not as the import command does).
+_OPTION_NAMES = {"update": "update=true", "force_text_change": "force_text_change=true"}
 
 
 class ContextTurnSerializer(serializers.Serializer):
@@ -58,7 +60,10 @@ class ProblemSerializer(serializers.Serializer):
     file = serializers.CharField()
     line = serializers.IntegerField(allow_null=True)
     path = serializers.CharField(help_text="JSON path in the line, e.g. $.context[0].speaker")
-    message = serializers.CharField()
+    message = serializers.CharField(
+        help_text="what is wrong and what is accepted, in the site's language (Japanese; English with the "
+        "language cookie django_language=en)"
+    )
 
 
 class UploadErrorSerializer(ErrorSerializer):
@@ -91,7 +96,8 @@ _PROBLEMS_EXAMPLE = {
     "success": False, "error": "nothing was stored: 2 problem(s)",
     "problems": [
         {"file": "batch.jsonl", "line": 2, "path": "$.response", "message": "missing required field"},
-        {"file": "batch.jsonl", "line": 5, "path": "$", "message": "not valid JSON: Expecting ',' delimiter"},
+        {"file": "batch.jsonl", "line": 5, "path": "$",
+         "message": "invalid JSON: Expecting ',' delimiter at column 41"},
     ],
     "truncated": False,
 }  # fmt: skip
@@ -164,7 +170,7 @@ class BatchDialogueViewSet(ApiErrorsMixin, viewsets.GenericViewSet):
                         handle.write(chunk)
                 paths.append(path)
             try:
-                summary = dialogues_import(paths=paths, batch_name=batch.name, **options)
+                summary = dialogues_import(paths=paths, batch_name=batch.name, option_names=_OPTION_NAMES, **options)
             except InputError as exc:
                 problems = [_problem(p, folder) for p in exc.problems]
                 raise ApiError(
@@ -177,14 +183,13 @@ class BatchDialogueViewSet(ApiErrorsMixin, viewsets.GenericViewSet):
 
 
 def _problem(problem, folder: str) -> dict:
-    """A problem as the uploader knows the file: its own name, not the temporary copy's path."""
+    """A problem as the uploader knows the file (its own name, not the temporary copy's path), in the request's
+    language."""
     inside = f"{folder}/"
     name = Path(problem.file).name if problem.file.startswith(inside) else problem.file
-    message = problem.message
+    message = problem_message(problem)
     while inside in message:  # "first at <tmp>/0/a.jsonl:3" -> "first at a.jsonl:3"
         start = message.index(inside)
         rest = message[start + len(inside) :]
         message = message[:start] + rest.split("/", 1)[-1]
-    for option, field in _CLI_OPTIONS.items():  # the import speaks of its command's options
-        message = message.replace(option, field)
     return {"file": name, "line": problem.line, "path": problem.path, "message": message}

@@ -15,6 +15,7 @@ from django.contrib.auth import get_user_model
 from django.contrib.auth.models import Group
 from django.db import connection, transaction
 from django.utils import timezone
+from django.utils.translation import gettext_noop
 
 from annotation.axes import AXES
 from annotation.collection.queue import close_reservations_rated_elsewhere, recount_taken
@@ -66,6 +67,10 @@ def _chunks(items: Sequence, size: int = CHUNK) -> Iterable[Sequence]:
         yield items[start : start + size]
 
 
+# How the import command names the options that the problems' hints mention.
+COMMAND_OPTIONS = {"update": "--update", "force_text_change": "--force-text-change"}
+
+
 def dialogues_import(
     *,
     paths: Sequence[str | Path],
@@ -73,17 +78,23 @@ def dialogues_import(
     dry_run: bool = False,
     update: bool = False,
     force_text_change: bool = False,
+    option_names: dict[str, str] | None = None,
 ) -> ImportSummary:
     """Store dialogues; with ``update``, replace changed ones.
 
     The text of a dialogue that already has ratings changes only with ``force_text_change``: the
     old text is kept (``DialogueRevision``) and each of its ratings gets a quality flag for review.
+    ``option_names`` names ``update`` and ``force_text_change`` as the caller offers them (msgids;
+    the command's ``--update`` and ``--force-text-change`` by default) in the problems' hints.
     """
+    options = {**COMMAND_OPTIONS, **(option_names or {})}
     log = ProblemLog()
     check_batch_name(batch_name, log, limit=Batch._meta.get_field("name").max_length)
     readable = readable_paths(paths, log)
     records = load_dialogues(readable, log=log)
-    report_files_without_records(readable, records, log, what="dialogues")
+    report_files_without_records(
+        readable, records, log, empty=gettext_noop("no dialogues in this file (it is empty or has only blank lines)")
+    )
     existing = existing_values(
         Dialogue, "external_id", [r.id for r in records], ["id", "user_text", "response_text", "context"]
     )
@@ -99,29 +110,22 @@ def dialogues_import(
         elif update:
             changed.append((stored[0], record))
         else:
-            log.add(
-                Problem(
-                    record.file,
-                    record.line,
-                    "$.id",
-                    f"dialogue {record.id!r} already exists with different text or context; use --update to replace it",
-                )
+            template = gettext_noop(
+                "dialogue %(id)s already exists with different text or context; use %(option_text)s to replace it"
             )
+            hint = {"option_text": options["update"]}
+            log.add(Problem.of(record.file, record.line, "$.id", template, id=repr(record.id), **hint))
     log.raise_if_any()
     rated = _ratings_of([pk for pk, _record in changed])
     if not force_text_change:
         for pk, record in changed:
             if rated.get(pk):
-                log.add(
-                    Problem(
-                        record.file,
-                        record.line,
-                        "$",
-                        f"dialogue {record.id!r} has {len(rated[pk])} rating(s) of its present text; add "
-                        "--force-text-change to change it anyway (the old text is kept and the ratings are "
-                        "flagged for review)",
-                    )
+                template = gettext_noop(
+                    "dialogue %(id)s has %(n)s rating(s) of its present text; add %(option_text)s to change "
+                    "it anyway (the old text is kept and the ratings are flagged for review)"
                 )
+                found = {"id": repr(record.id), "n": len(rated[pk]), "option_text": options["force_text_change"]}
+                log.add(Problem.of(record.file, record.line, "$", template, **found))
         log.raise_if_any()
     summary.created, summary.updated = len(new), len(changed)
     if dry_run:
@@ -196,7 +200,6 @@ def _values_of(record: AnnotationRecord) -> dict:
     return values
 
 
-_UPDATE_HINT = "use --update to replace the stored rating (the old values go to the edit history)"
 _VALUE_FIELDS = [f"{axis}_score" for axis in AXES] + [f"{axis}_confidence" for axis in AXES]
 
 
@@ -206,7 +209,9 @@ def annotations_import(
     log = ProblemLog()
     readable = readable_paths(paths, log)
     records = load_annotations(readable, log=log)
-    report_files_without_records(readable, records, log, what="ratings")
+    report_files_without_records(
+        readable, records, log, empty=gettext_noop("no ratings in this file (it is empty or has only blank lines)")
+    )
 
     dialogue_pks: dict[str, int] = {}
     dialogue_pks.update(values_in(Dialogue, ("external_id", "id"), {"external_id": sorted({r.id for r in records})}))
@@ -221,26 +226,16 @@ def annotations_import(
     reported: set[str] = set()
     for record in records:
         if record.id not in dialogue_pks:
-            log.add(
-                Problem(
-                    record.file,
-                    record.line,
-                    "$.id",
-                    f"unknown dialogue id {record.id!r}; import the dialogues first (import_dialogues)",
-                )
-            )
+            template = gettext_noop("unknown dialogue id %(id)s; import the dialogues first (import_dialogues)")
+            log.add(Problem.of(record.file, record.line, "$.id", template, id=repr(record.id)))
         name = record.annotator_id
         if name in users and users[name] not in annotator_pks and name not in reported:
             reported.add(name)
-            log.add(
-                Problem(
-                    record.file,
-                    record.line,
-                    "$.annotator_id",
-                    f"{name!r} is an existing account without the annotator role; "
-                    "give it the role in admin or use another annotator_id",
-                )
+            template = gettext_noop(
+                "%(name)s is an existing account without the annotator role; "
+                "give it the role in admin or use another annotator_id"
             )
+            log.add(Problem.of(record.file, record.line, "$.annotator_id", template, name=repr(name)))
     log.raise_if_any()
 
     existing: dict[tuple[int, str], tuple] = {}
@@ -267,14 +262,12 @@ def annotations_import(
         elif update:
             changed.append((stored[0], stored[1], record))
         else:
-            log.add(
-                Problem(
-                    record.file,
-                    record.line,
-                    "$",
-                    f"{record.annotator_id!r} already rated {record.id!r} differently; {_UPDATE_HINT}",
-                )
+            template = gettext_noop(
+                "%(annotator)s already rated %(id)s differently; use --update to replace the stored rating "
+                "(the old values go to the edit history)"
             )
+            names = {"annotator": repr(record.annotator_id), "id": repr(record.id)}
+            log.add(Problem.of(record.file, record.line, "$", template, **names))
     log.raise_if_any()
     missing_users = [name for name in names if name not in users]
     summary.created, summary.updated, summary.users_created = len(new), len(changed), len(missing_users)

@@ -22,6 +22,8 @@ from core.jsonl import (  # noqa: F401  (re-exported: the readers' public names)
     ProblemLog,
     describe_value,
     gc_paused,
+    gettext_noop,
+    got,
     json_type,
     load_records_with_unique_ids,
     read_jsonl,
@@ -84,43 +86,49 @@ class _Checker:
     def __init__(self, file: str, line: int, log: list[Problem]) -> None:
         self.file, self.line, self.log = file, line, log
 
-    def fail(self, path: str, message: str, kind: str = "format") -> None:
-        self.log.append(Problem(self.file, self.line, path, message, kind))
+    def fail(self, path: str, template: str, kind: str = "format", **params) -> None:
+        self.log.append(Problem.of(self.file, self.line, path, template, kind, **params))
 
     def get(self, obj: dict, key: str, path: str):
         """The value, or MISSING after recording a problem when the field is absent."""
         if key not in obj:
-            self.fail(f"{path}.{key}", "missing required field")
+            self.fail(f"{path}.{key}", gettext_noop("missing required field"))
             return MISSING
         return obj[key]
 
     def string(self, value, path: str, *, max_length: int | None = None, allow_empty: bool = False) -> str | None:
         if not isinstance(value, str):
-            self.fail(path, f"must be a string, got {json_type(value)}")
+            self.fail(path, gettext_noop("must be a string, got %(type_text)s"), type_text=json_type(value))
             return None
         if not allow_empty and not value.strip():
-            self.fail(path, "must not be empty")
+            self.fail(path, gettext_noop("must not be empty"))
             return None
         if max_length is not None and len(value) > max_length:
-            self.fail(path, f"must be at most {max_length} characters, got {len(value)}")
+            template = gettext_noop("must be at most %(limit)s characters, got %(length)s")
+            self.fail(path, template, limit=max_length, length=len(value))
             return None
         return value
 
-    def integer(self, value, path: str, *, allowed: Iterable[int], what: str) -> int | None:
+    def integer(self, value, path: str, *, allowed: Iterable[int], what: str, **what_params) -> int | None:
+        """``what`` is a template (filled with ``what_params``) saying which integers are accepted."""
         if isinstance(value, bool) or not isinstance(value, int):
-            self.fail(path, f"must be an integer {what}, got {describe_value(value)}")
+            template = gettext_noop("must be an integer %(what_text)s, got %(type_text)s%(shown)s")
+            self.fail(path, template, what_text=what, **what_params, **got(value))
             return None
         if value not in allowed:
-            self.fail(path, f"must be {what}, got {value}", "range")
+            template = gettext_noop("must be %(what_text)s, got %(value)s")
+            self.fail(path, template, "range", what_text=what, value=value, **what_params)
             return None
         return value
 
     def number(self, value, path: str, *, low: float, high: float) -> float | None:
         if isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(value):
-            self.fail(path, f"must be a number from {low} to {high}, got {describe_value(value)}")
+            template = gettext_noop("must be a number from %(low)s to %(high)s, got %(type_text)s%(shown)s")
+            self.fail(path, template, low=low, high=high, **got(value))
             return None
         if not low <= value <= high:
-            self.fail(path, f"must be from {low} to {high}, got {value}", "range")
+            template = gettext_noop("must be from %(low)s to %(high)s, got %(value)s")
+            self.fail(path, template, "range", low=low, high=high, value=value)
             return None
         return float(value)
 
@@ -183,29 +191,34 @@ def _parse_dialogue_checked(obj: dict, *, file: str, line: int) -> tuple[Dialogu
 
 def _parse_context(check: _Checker, raw) -> list[dict]:
     if not isinstance(raw, list):
-        check.fail("$.context", f"must be an array of turns, got {json_type(raw)}")
+        check.fail("$.context", gettext_noop("must be an array of turns, got %(type_text)s"), type_text=json_type(raw))
         return []
     turns: list[dict] = []
     seen: set[int] = set()
     allowed = [o for o in range(-MAX_CONTEXT_OFFSET, MAX_CONTEXT_OFFSET + 1) if o != 0]
-    what = f"a turn offset from -{MAX_CONTEXT_OFFSET} to {MAX_CONTEXT_OFFSET} except 0 (context_window 7)"
+    what = gettext_noop("a turn offset from -%(max_offset)s to %(max_offset)s except 0 (context_window 7)")
     for index, turn in enumerate(raw):
         path = f"$.context[{index}]"
         if not isinstance(turn, dict):
-            check.fail(path, f"must be an object with turn, speaker and text, got {json_type(turn)}")
+            template = gettext_noop("must be an object with turn, speaker and text, got %(type_text)s")
+            check.fail(path, template, type_text=json_type(turn))
             continue
         offset = check.get(turn, "turn", path)
-        offset = check.integer(offset, f"{path}.turn", allowed=allowed, what=what) if offset is not MISSING else None
+        if offset is not MISSING:
+            offset = check.integer(offset, f"{path}.turn", allowed=allowed, what=what, max_offset=MAX_CONTEXT_OFFSET)
+        else:
+            offset = None
         speaker = check.get(turn, "speaker", path)
         if speaker is MISSING:
             speaker = None
         elif speaker not in SPEAKERS:
-            check.fail(f"{path}.speaker", f'must be "user" or "ai", got {json.dumps(speaker, ensure_ascii=False)}')
+            template = gettext_noop('must be "user" or "ai", got %(value)s')
+            check.fail(f"{path}.speaker", template, value=json.dumps(speaker, ensure_ascii=False))
             speaker = None
         text = check.get(turn, "text", path)
         text = check.string(text, f"{path}.text", allow_empty=True) if text is not MISSING else None
         if offset is not None and offset in seen:
-            check.fail(f"{path}.turn", f"turn {offset} appears twice")
+            check.fail(f"{path}.turn", gettext_noop("turn %(turn)s appears twice"), turn=offset)
             continue
         if offset is not None and speaker is not None and text is not None:
             seen.add(offset)
@@ -314,11 +327,12 @@ def _parse_annotation_checked(obj: dict, *, file: str, line: int) -> tuple[Annot
     raw_annotator = check.get(obj, "annotator_id", "$")
     annotator = check.string(raw_annotator, "$.annotator_id", max_length=150) if raw_annotator is not MISSING else None
     if annotator is not None and not ANNOTATOR_ID.match(annotator):
-        check.fail("$.annotator_id", f"{annotator!r} may contain only letters, digits and @ . + - _")
+        template = gettext_noop("%(value)s may contain only letters, digits and @ . + - _")
+        check.fail("$.annotator_id", template, value=repr(annotator))
         annotator = None
     timestamp = _parse_timestamp(check, check.get(obj, "timestamp", "$"))
     scores = _parse_axes(
-        check, obj, "annotations", lambda v, p: check.integer(v, p, allowed=SCORES, what="from 1 to 5")
+        check, obj, "annotations", lambda v, p: check.integer(v, p, allowed=SCORES, what=gettext_noop("from 1 to 5"))
     )
     confidence = _parse_axes(check, obj, "confidence", lambda v, p: check.number(v, p, low=0.0, high=1.0))
     seconds = obj.get("seconds_spent")
@@ -332,17 +346,19 @@ def _parse_annotation_checked(obj: dict, *, file: str, line: int) -> tuple[Annot
 def _parse_timestamp(check: _Checker, raw) -> datetime | None:
     if raw is MISSING:
         return None
-    accepted = 'an ISO 8601 time with a time zone, e.g. "2025-01-01T10:00:00Z"'
+    accepted = gettext_noop('an ISO 8601 time with a time zone, e.g. "2025-01-01T10:00:00Z"')
     if not isinstance(raw, str):
-        check.fail("$.timestamp", f"must be {accepted}, got {json_type(raw)}")
+        template = gettext_noop("must be %(accepted_text)s, got %(type_text)s")
+        check.fail("$.timestamp", template, accepted_text=accepted, type_text=json_type(raw))
         return None
     try:
         value = datetime.fromisoformat(raw)
     except ValueError:
-        check.fail("$.timestamp", f"must be {accepted}, got {json.dumps(raw, ensure_ascii=False)}")
+        template = gettext_noop("must be %(accepted_text)s, got %(value)s")
+        check.fail("$.timestamp", template, accepted_text=accepted, value=json.dumps(raw, ensure_ascii=False))
         return None
     if value.tzinfo is None:
-        check.fail("$.timestamp", f"has no time zone; must be {accepted}")
+        check.fail("$.timestamp", gettext_noop("has no time zone; must be %(accepted_text)s"), accepted_text=accepted)
         return None
     return value
 
@@ -352,17 +368,19 @@ def _parse_axes(check: _Checker, obj: dict, key: str, parse_value) -> dict | Non
     if raw is MISSING:
         return None
     if not isinstance(raw, dict):
-        check.fail(f"$.{key}", f"must be an object with the axes {', '.join(AXES)}, got {json_type(raw)}")
+        template = gettext_noop("must be an object with the axes %(axes)s, got %(type_text)s")
+        check.fail(f"$.{key}", template, axes=", ".join(AXES), type_text=json_type(raw))
         return None
     values = {}
     for axis in AXES:
         if axis not in raw:
-            check.fail(f"$.{key}.{axis}", "missing required field")
+            check.fail(f"$.{key}.{axis}", gettext_noop("missing required field"))
             continue
         values[axis] = parse_value(raw[axis], f"$.{key}.{axis}")
     unknown = sorted(set(raw) - set(AXES))
     if unknown:
-        check.fail(f"$.{key}", f"unknown axis {', '.join(unknown)}; the axes are {', '.join(AXES)}")
+        template = gettext_noop("unknown axis %(unknown)s; the axes are %(axes)s")
+        check.fail(f"$.{key}", template, unknown=", ".join(unknown), axes=", ".join(AXES))
     return values if None not in values.values() and len(values) == len(AXES) else None
 
 
@@ -391,8 +409,9 @@ def load_annotations(paths: Iterable[str | Path], *, log: ProblemLog | None = No
             seen = first_seen.setdefault(key, (name, number))
             if seen[1] != number or seen[0] != name:
                 first = "{}:{}".format(*seen)
-                message = f"duplicate rating of {record.id!r} by {record.annotator_id!r} (first at {first})"
-                log.add(Problem(name, number, "$", message))
+                template = gettext_noop("duplicate rating of %(id)s by %(annotator)s (first at %(first)s)")
+                ids = {"id": repr(record.id), "annotator": repr(record.annotator_id)}
+                log.add(Problem.of(name, number, "$", template, **ids, first=first))
                 continue
             records.append(record)
     return records

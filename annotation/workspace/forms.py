@@ -37,6 +37,27 @@ class DialogueFileForm(_NoColon, forms.Form):
     file = forms.FileField(label=_("Dialogue file (JSONL)"), help_text=_FILE_HELP)
 
 
+class DialogueAddForm(DialogueFileForm):
+    """More dialogues for a batch, and whether changed ones (by id) replace the stored ones."""
+
+    update = forms.BooleanField(
+        label=_("Replace dialogues whose text changed"),
+        required=False,
+        help_text=_("Otherwise a stored id with a different text or context is a problem and nothing is stored."),
+    )
+    force_text_change = forms.BooleanField(
+        label=_("… even those already rated"),
+        required=False,
+        help_text=_("The old text is kept in the dialogue's history and each of its ratings is flagged for review."),
+    )
+
+    def clean(self):
+        data = super().clean()
+        if data.get("force_text_change") and not data.get("update"):
+            self.add_error("force_text_change", _("Choose “Replace dialogues whose text changed” as well."))
+        return data
+
+
 class BatchCreateForm(DialogueFileForm):
     name = forms.CharField(label=_("Name"), max_length=Batch._meta.get_field("name").max_length)
     description = forms.CharField(label=_("Description"), required=False, widget=forms.Textarea(attrs={"rows": 3}))

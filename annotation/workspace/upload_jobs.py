@@ -30,8 +30,11 @@ from core.services import job_enqueue
 DIALOGUES_UPLOAD = "annotation.dialogues_upload"
 
 
-def dialogues_upload_enqueue(*, upload: SavedUpload, batch: Batch, user) -> Job:
-    params = {"batch_id": batch.pk, "file": upload.relative_path, "name": upload.name, "lines": upload.lines}
+def dialogues_upload_enqueue(
+    *, upload: SavedUpload, batch: Batch, user, update: bool = False, force_text_change: bool = False
+) -> Job:
+    params = {"batch_id": batch.pk, "file": upload.relative_path, "name": upload.name, "lines": upload.lines,
+              "update": update, "force_text_change": force_text_change}  # fmt: skip
     return job_enqueue(kind=DIALOGUES_UPLOAD, params=params, user=user)
 
 
@@ -46,7 +49,8 @@ def _kept_upload(params: dict) -> SavedUpload:
 
 @job_handler(DIALOGUES_UPLOAD)
 def dialogues_upload(job, progress) -> dict:
-    """Params ``{"batch_id", "file" (below VAR_DIR), "name" (the user's file name), "lines"}``."""
+    """Params ``{"batch_id", "file" (below VAR_DIR), "name" (the user's file name), "lines", "update",
+    "force_text_change"}`` (the last two as the batch page's options; false when absent)."""
     batch = Batch.objects.filter(pk=job.params.get("batch_id")).first()
     if batch is None:
         raise ValueError(f"params.batch_id: no batch with id {job.params.get('batch_id')!r} (deleted?)")
@@ -55,7 +59,8 @@ def dialogues_upload(job, progress) -> dict:
         total = max(upload.lines, 1)
         progress(0, total, f"checking and storing {upload.lines} lines of {upload.name}", force=True)
         try:
-            summary = dialogues_upload_import(upload=upload, batch_name=batch.name)
+            options = {name: job.params.get(name) is True for name in ("update", "force_text_change")}
+            summary = dialogues_upload_import(upload=upload, batch_name=batch.name, **options)
         except UploadRejected as exc:
             # The runner saves this job object's result with the failure: the batch page lists the problems.
             job.result = {"batch_id": batch.pk, "file": upload.name, "problems": exc.problems,
@@ -69,14 +74,14 @@ def dialogues_upload(job, progress) -> dict:
         "batch_name": batch.name,
         "file": upload.name,
         "created": summary.created,
+        "updated": summary.updated,
         "unchanged": summary.unchanged,
     }
 
 
 def _upload_summary(result: dict) -> tuple[str, str | None]:
-    text = import_summary_text(
-        created=result["created"], unchanged=result["unchanged"], batch_name=result["batch_name"]
-    )
+    counts = {key: result.get(key, 0) for key in ("created", "updated", "unchanged")}
+    text = import_summary_text(**counts, batch_name=result["batch_name"])
     return text, reverse("annotation:batch", args=[result["batch_id"]])
 
 

@@ -17,15 +17,22 @@ from pathlib import Path
 from django.conf import settings
 from django.db import transaction
 from django.utils.translation import gettext as _
+from django.utils.translation import gettext_noop
 
 from annotation.io.imports import ImportSummary, dialogues_import
 from annotation.io.records import InputError, Problem
 from annotation.models import Batch
+from core.problem_text import problem_row
 
 # Above either limit an upload is imported by a worker, with progress on the batch page.
 LARGE_UPLOAD_BYTES = 2 * 1024 * 1024
 LARGE_UPLOAD_LINES = 5_000
 UPLOAD_FOLDER = Path("uploads") / "dialogues"  # under VAR_DIR
+# The problems' hints name the import's options as the batch page offers them (msgids).
+OPTION_NAMES = {
+    "update": gettext_noop("the option “Replace dialogues whose text changed”"),
+    "force_text_change": gettext_noop("the option “… even those already rated”"),
+}
 
 
 @dataclass(frozen=True)
@@ -88,40 +95,49 @@ def upload_discard(path: Path) -> None:
 def problem_rows(problems: list[Problem], *, upload: SavedUpload) -> list[dict]:
     """Rows of the problems table: file (as the user named it), line, JSON path and message."""
     kept = str(upload.path)
-    return [
-        {"file": upload.name if p.file == kept else p.file, "line": p.line, "path": p.path, "message": p.message}
-        for p in problems
-    ]
+    return [problem_row(p, file=upload.name if p.file == kept else p.file) for p in problems]
 
 
-def dialogues_upload_import(*, upload: SavedUpload, batch_name: str, new_batch: dict | None = None) -> ImportSummary:
+def dialogues_upload_import(
+    *,
+    upload: SavedUpload,
+    batch_name: str,
+    new_batch: dict | None = None,
+    update: bool = False,
+    force_text_change: bool = False,
+) -> ImportSummary:
     """Import an uploaded file into ``batch_name``; with ``new_batch`` (the batch's settings) create the batch.
 
     One transaction: a new batch exists only if its dialogues were stored. A new batch with no new
-    dialogue (every one of them is stored already) is refused rather than left empty.
+    dialogue (every one of them is stored already) is refused rather than left empty. ``update`` and
+    ``force_text_change`` are the import's options (replace changed dialogues, even rated ones).
     """
+    options = {"update": update, "force_text_change": force_text_change, "option_names": OPTION_NAMES}
     try:
         with transaction.atomic():
             if new_batch is not None:
                 Batch.objects.create(name=batch_name, **new_batch)
-            summary = dialogues_import(paths=[upload.path], batch_name=batch_name)
+            summary = dialogues_import(paths=[upload.path], batch_name=batch_name, **options)
             if new_batch is not None and not summary.created:
-                message = (
-                    f"all {summary.unchanged} dialogue(s) of this file are stored already (their ids are taken), "
-                    "so the new batch would be empty; add new dialogues or upload to the batch that holds them"
+                template = gettext_noop(
+                    "all %(n)s dialogue(s) of this file are stored already (their ids are taken), so the new "
+                    "batch would be empty; add new dialogues or upload to the batch that holds them"
                 )
-                raise UploadRejected([{"file": upload.name, "line": None, "path": "$.id", "message": message}])
+                problem = Problem.of(upload.name, None, "$.id", template, n=summary.unchanged + summary.updated)
+                raise UploadRejected([problem_row(problem)])
     except InputError as exc:
         raise UploadRejected(problem_rows(exc.problems, upload=upload), truncated=exc.truncated) from None
     return summary
 
 
-def import_summary_text(*, created: int, unchanged: int, batch_name: str) -> str:
+def import_summary_text(*, created: int, unchanged: int, batch_name: str, updated: int = 0) -> str:
     """What an import did, in people's words: "12,000 dialogues imported into batch X." (and what was kept)."""
-    values = {"n": f"{created:,}", "name": batch_name, "unchanged": f"{unchanged:,}"}
-    if not created:
+    values = {"n": f"{created:,}", "name": batch_name, "unchanged": f"{unchanged:,}", "updated": f"{updated:,}"}
+    if not created and not updated:
         return _("Nothing new for batch %(name)s: all %(unchanged)s dialogues were stored already.") % values
     text = _("%(n)s dialogues imported into batch %(name)s.") % values
+    if updated:
+        text += " " + _("%(updated)s changed dialogues were replaced (their old texts are kept).") % values
     if unchanged:
         text += " " + _("%(unchanged)s were stored already and left as they were.") % values
     return text

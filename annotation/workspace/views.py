@@ -18,7 +18,7 @@ from django.views.decorators.http import require_GET, require_http_methods
 from annotation.io.records import MAX_PROBLEMS
 from annotation.models import Batch
 from annotation.workspace import selectors
-from annotation.workspace.forms import BatchCreateForm, BatchSettingsForm, DialogueFileForm
+from annotation.workspace.forms import BatchCreateForm, BatchSettingsForm, DialogueAddForm
 from annotation.workspace.status import STATUS_HELP, STATUS_LABELS
 from annotation.workspace.upload_jobs import dialogues_upload_enqueue
 from annotation.workspace.uploads import (
@@ -48,19 +48,22 @@ def _limits() -> dict:
     }
 
 
-def _take_upload(request, *, uploaded, batch: Batch | None, new_batch: dict | None, batch_name: str):
+def _take_upload(
+    request, *, uploaded, batch: Batch | None, new_batch: dict | None, batch_name: str, options: dict | None = None
+):
     """Store an uploaded file's dialogues: a redirect when stored or queued, else the problems (nothing stored).
 
     A large file goes to a worker: its batch (a new one with its settings) exists at once, empty until
     the job has stored the dialogues, and the batch page follows the job.
     """
+    options = options or {}
     upload = upload_save(uploaded)
     if upload.is_large:
         try:
             with transaction.atomic():
                 if batch is None:
                     batch = Batch.objects.create(name=batch_name, **new_batch)
-                job = dialogues_upload_enqueue(upload=upload, batch=batch, user=request.user)
+                job = dialogues_upload_enqueue(upload=upload, batch=batch, user=request.user, **options)
         except BaseException:
             upload_discard(upload.path)
             raise
@@ -71,13 +74,14 @@ def _take_upload(request, *, uploaded, batch: Batch | None, new_batch: dict | No
         )
         return redirect(_batch_url(batch, job=job.pk)), None
     try:
-        summary = dialogues_upload_import(upload=upload, batch_name=batch_name, new_batch=new_batch)
+        summary = dialogues_upload_import(upload=upload, batch_name=batch_name, new_batch=new_batch, **options)
     except UploadRejected as exc:
         return None, {"rows": exc.problems, "truncated": exc.truncated, "file": upload.name}
     finally:
         upload_discard(upload.path)
     batch = batch or Batch.objects.get(name=batch_name)
-    text = import_summary_text(created=summary.created, unchanged=summary.unchanged, batch_name=batch.name)
+    counts = {"created": summary.created, "updated": summary.updated, "unchanged": summary.unchanged}
+    text = import_summary_text(**counts, batch_name=batch.name)
     (messages.success if summary.created else messages.warning)(request, text)
     return redirect(_batch_url(batch)), None
 
@@ -141,13 +145,15 @@ def batch_detail(request, pk: int):
             response["HX-Refresh"] = "true"
         return _vary(response)
     problems = None
-    form = DialogueFileForm()
+    form = DialogueAddForm()
     if request.method == "POST":
-        form = DialogueFileForm(request.POST, request.FILES)
+        form = DialogueAddForm(request.POST, request.FILES)
         if form.is_valid():
+            options = {name: form.cleaned_data[name] for name in ("update", "force_text_change")}
             response, problems = _take_upload(
-                request, uploaded=form.cleaned_data["file"], batch=batch, new_batch=None, batch_name=batch.name
-            )
+                request, uploaded=form.cleaned_data["file"], batch=batch, new_batch=None, batch_name=batch.name,
+                options=options,
+            )  # fmt: skip
             if response is not None:
                 return response
     context = {

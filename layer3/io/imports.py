@@ -14,6 +14,7 @@ from pathlib import Path
 
 from django.db import transaction
 from django.utils import timezone
+from django.utils.translation import gettext_noop
 
 from core.bulk import bulk_insert, values_in
 from core.jsonl import (
@@ -48,7 +49,9 @@ def trials_import(
     check_batch_name(batch_name, log, limit=Batch._meta.get_field("name").max_length)
     readable = readable_paths(paths, log)
     records: list[TrialRecord] = load_records_with_unique_ids(readable, parse_trial, log=log)
-    report_files_without_records(readable, records, log, what="trials")
+    report_files_without_records(
+        readable, records, log, empty=gettext_noop("no trials in this file (it is empty or has only blank lines)")
+    )
     batch = Batch.objects.filter(name=batch_name).first()
     if batch is not None and experiment_id is not None and batch.experiment_id != experiment_id:
         log.add(

@@ -10,6 +10,7 @@ from functools import partial
 from pathlib import Path
 
 from django.core.management.base import CommandError
+from django.utils.translation import gettext_noop
 
 from core.jsonl import (
     InputError,
@@ -34,7 +35,9 @@ def read_utterances(path: str, *, verdicts: bool) -> list[Utterance]:
     log = ProblemLog()
     readable = readable_paths([path], log)
     records = load_records_with_unique_ids(readable, partial(parse_line, verdicts=verdicts), log=log)
-    report_files_without_records(readable, records, log, what="utterances")
+    report_files_without_records(
+        readable, records, log, empty=gettext_noop("no utterances in this file (it is empty or has only blank lines)")
+    )
     try:
         log.raise_if_any()
     except InputError as exc:

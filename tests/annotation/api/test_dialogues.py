@@ -113,3 +113,19 @@ def test_scripts_upload_with_a_token(researcher):
     script = token_client(researcher)
     assert _upload(script, batch, [dialogue(1)]).status_code == 201
     assert script.get(API + f"batches/{batch.pk}/dialogues/").json()["count"] == 1
+
+
+def test_problems_are_in_the_site_s_language_and_name_the_api_s_options(res):
+    batch = make_batch("b", n_items=1)
+    stored = batch.dialogues.get()
+    changed = {"id": stored.external_id, "user": "別の質問", "response": "応答", "context": []}
+    body = _upload(res, batch, [changed, {"id": "d9", "user": "u"}]).json()
+    messages = {p["path"]: p["message"] for p in body["problems"]}
+    assert messages["$.response"] == "必須項目がありません"
+    assert "置き換えるには update=true を使ってください" in messages["$.id"]
+    res.cookies["django_language"] = "en"
+    body = _upload(res, batch, [changed, {"id": "d9", "user": "u"}]).json()
+    messages = {p["path"]: p["message"] for p in body["problems"]}
+    assert messages["$.response"] == "missing required field"
+    assert messages["$.id"].endswith("use update=true to replace it")
+    assert _upload(res, batch, [changed], update="true").status_code == 201

@@ -1,0 +1,48 @@
+"""Import problems in the reader's language: the pages and the API show a ``Problem`` through this.
+
+A problem made with ``Problem.of`` (core.jsonl) carries its English template and parameters; the
+template is a msgid, and so is every ``*_text`` parameter (a nested template such as "from 1 to 5",
+or a JSON type name). A problem without a template shows its English message as it is.
+"""
+
+from __future__ import annotations
+
+from django.utils.translation import gettext
+
+from core.jsonl import Problem
+
+
+def _filled(template: str, params: dict) -> str:
+    """``core.jsonl.fill`` with the template and every ``*_text`` parameter translated."""
+    translated = gettext(template)
+    if not params:
+        return translated
+    plain = {key: value for key, value in params.items() if not key.endswith("_text")}
+    values = {key: gettext(value) % plain if key.endswith("_text") else value for key, value in params.items()}
+    return translated % values
+
+
+def problem_message(problem: Problem) -> str:
+    """The problem's message in the active language (English when it has no template or no translation)."""
+    if not problem.template:
+        return problem.message
+    return _filled(problem.template, dict(problem.params))
+
+
+def problem_row(problem: Problem, *, file: str | None = None) -> dict:
+    """A problem as a JSON-safe row (file, line, path, English message, template, params), for tables and jobs."""
+    return {
+        "file": problem.file if file is None else file,
+        "line": problem.line,
+        "path": problem.path,
+        "message": problem.message,
+        "template": problem.template,
+        "params": dict(problem.params),
+    }
+
+
+def problem_row_message(row: dict) -> str:
+    """A row's message in the active language (rows stored before templates existed show their message)."""
+    if not row.get("template"):
+        return str(row.get("message", ""))
+    return _filled(row["template"], dict(row.get("params") or {}))
