@@ -12,6 +12,7 @@ import time
 from dataclasses import dataclass, field
 
 from django.conf import settings
+from django.utils.translation import gettext_noop
 
 from director.review.scores import Review, parse_review, review_status
 from llm import services as gateway
@@ -50,10 +51,12 @@ def review_line(
     """The review of ``text`` by ``speaker`` (display name); ``rules`` gives the thresholds (``rules.review``)."""
     started = time.monotonic()
     if not gateway.configured():
-        return ReviewOutcome("skipped", note="no LLM endpoint is configured (LLM_BASE_URL)")
+        return ReviewOutcome("skipped", note=gettext_noop("no LLM endpoint is configured (LLM_BASE_URL)"))
     model = model or settings.DIRECTOR_MODEL or settings.LLM_MODEL
     if not model:
-        return ReviewOutcome("skipped", note="no model: set DIRECTOR_MODEL or LLM_MODEL, or choose one for the session")
+        return ReviewOutcome(
+            "skipped", note=gettext_noop("no model: set DIRECTOR_MODEL or LLM_MODEL, or choose one for the session")
+        )
     variables = {"scene": scene or "（指定なし）", "characters": characters, "history": history,
                  "speaker": speaker, "utterance": text}  # fmt: skip
     try:

@@ -17,6 +17,7 @@ from dataclasses import dataclass, field
 
 from django.db import transaction
 from django.db.models import Max
+from django.utils.translation import gettext_noop
 
 from director.models import DirectorSession, RetryVerdict, UtteranceAttempt
 from director.review.scores import worse
@@ -95,9 +96,9 @@ def evaluate_line(
             findings.append(finding)
             rules_status = worse(rules_status, finding["status"])
     if not llm:
-        review = ReviewOutcome("off", note="the LLM review was not asked for")
+        review = ReviewOutcome("off", note=gettext_noop("the LLM review was not asked for"))
     elif rules_status == RETRY:
-        review = ReviewOutcome("skipped", note="the hard rules decided RETRY, so the LLM was not asked")
+        review = ReviewOutcome("skipped", note=gettext_noop("the hard rules decided RETRY, so the LLM was not asked"))
     else:
         cast = [rules.cast[name] for name in sorted(rules.cast)]
         review = review_line(

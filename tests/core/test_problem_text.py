@@ -46,10 +46,10 @@ def test_a_text_parameter_is_a_template_filled_with_the_others_one_level_deep():
         ('{"id": "d1", "user": "u", "response": "r", '
          '"context": [{"turn": 0, "speaker": "user", "text": "x"}]}',
          "must be a turn offset from -3 to 3 except 0 (context_window 7), got 0",
-         "-3 から 3 まで（0 を除く）のターン位置（context_window 7） でなければなりません（0 が指定されました）"),
+         "-3 から 3 まで（0 を除く）のターン位置（context_window 7）でなければなりません（0 が指定されました）"),
         ('{"id": "d1", "user": "u", "response": "r", "context": [{"turn": "a", "speaker": "bot", "text": "x"}]}',
          'must be an integer a turn offset from -3 to 3 except 0 (context_window 7), got string "a"',
-         '-3 から 3 まで（0 を除く）のターン位置（context_window 7） の整数でなければなりません'
+         '-3 から 3 まで（0 を除く）のターン位置（context_window 7）の整数でなければなりません'
          '（文字列 "a" が指定されました）'),
     ],
 )  # fmt: skip
@@ -71,7 +71,7 @@ def test_rating_problems_translate_their_accepted_forms():
     _record, problems = parse_annotation(obj, file="f.jsonl", line=1)
     by_path = {p.path: p for p in problems}
     with translation.override("ja"):
-        assert problem_message(by_path["$.annotations.social"]) == "1〜5 でなければなりません（6 が指定されました）"
+        assert problem_message(by_path["$.annotations.social"]) == "1〜5でなければなりません（6 が指定されました）"
         assert "タイムゾーンがありません" in problem_message(by_path["$.timestamp"])
         assert "タイムゾーン付きの ISO 8601 時刻" in problem_message(by_path["$.timestamp"])
 

@@ -39,9 +39,11 @@ def test_live_check_highlights_the_praise_and_says_the_llm_was_skipped(as_resear
     assert 'data-status="RETRY"' in html and '<mark class="dir-mark dir-mark-RETRY"' in html
     assert ">すごい</mark>" in html and 'data-rule="praise"' in html
     assert 'data-review="skipped"' in html  # a RETRY by the rules: the LLM is not asked
+    assert "ハードルールが RETRY と判定したため、LLM には問い合わせていません" in html  # in the page language
     passing = "カフェは駅から歩いて十分ほどです。目安として覚えておくと便利ですね。"
     html = as_researcher.post(reverse("director:check-verdict"), {"text": passing, "speaker": "ayu"}).content.decode()
-    assert 'data-status="PASS"' in html and 'data-review="skipped"' in html and "LLM_BASE_URL" in html
+    assert 'data-status="PASS"' in html and 'data-review="skipped"' in html
+    assert "LLM エンドポイント（LLM_BASE_URL）が設定されていません" in html
 
 
 def test_live_check_escapes_the_text_and_names_bad_history(as_researcher):
