@@ -29,15 +29,28 @@ def problem_message(problem: Problem) -> str:
     return _filled(problem.template, dict(problem.params))
 
 
-def problem_row(problem: Problem, *, file: str | None = None) -> dict:
-    """A problem as a JSON-safe row (file, line, path, English message, template, params), for tables and jobs."""
+def problem_row(problem: Problem, *, names: dict[str, str] | None = None) -> dict:
+    """A problem as a JSON-safe row (file, line, path, English message, template, params), for tables and jobs.
+
+    ``names`` maps a file's path as the server read it to the name its user knows; the file column,
+    the message and the parameters (e.g. "first at <path>:3") show only the latter.
+    """
+    names = names or {}
+
+    def known(text):
+        if not isinstance(text, str):
+            return text
+        for path, name in names.items():
+            text = text.replace(path, name)
+        return text
+
     return {
-        "file": problem.file if file is None else file,
+        "file": known(problem.file),
         "line": problem.line,
         "path": problem.path,
-        "message": problem.message,
+        "message": known(problem.message),
         "template": problem.template,
-        "params": dict(problem.params),
+        "params": {key: known(value) for key, value in problem.params},
     }
 
 

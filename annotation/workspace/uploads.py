@@ -94,8 +94,7 @@ def upload_discard(path: Path) -> None:
 
 def problem_rows(problems: list[Problem], *, upload: SavedUpload) -> list[dict]:
     """Rows of the problems table: file (as the user named it), line, JSON path and message."""
-    kept = str(upload.path)
-    return [problem_row(p, file=upload.name if p.file == kept else p.file) for p in problems]
+    return [problem_row(p, names={str(upload.path): upload.name}) for p in problems]
 
 
 def dialogues_upload_import(

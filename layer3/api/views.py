@@ -21,6 +21,7 @@ from rest_framework.response import Response
 
 from core.jsonl import InputError
 from core.permissions import IsResearcher
+from core.problem_text import problem_row
 from layer3.api.requests import RequestError, parse_evaluate_request
 from layer3.exports.files import ExportError, export_file
 from layer3.io.imports import trials_import
@@ -250,9 +251,8 @@ def batch_upload(request):
         try:
             summary = trials_import(paths=[path], batch_name=name, experiment_id=experiment)
         except InputError as exc:
-            problems = [
-                {"file": Path(p.file).name, "line": p.line, "path": p.path, "message": p.message} for p in exc.problems
-            ]
+            rows = [problem_row(p, names={str(path): safe}) for p in exc.problems]  # no server paths, even in messages
+            problems = [{key: row[key] for key in ("file", "line", "path", "message")} for row in rows]
             return _error(400, f"nothing was stored: {len(problems)} problem(s)", problems=problems)
     batch = Batch.objects.filter(name=name).first()
     data = {

@@ -4,7 +4,7 @@ import pytest
 from django.urls import URLPattern, URLResolver, get_resolver
 
 # Views reachable without logging in, on purpose.
-PUBLIC = {"login", "healthz", "set_language", "admin:login", "admin:logout", "admin:password_reset"}
+PUBLIC = {"login", "healthz", "favicon", "set_language", "admin:login", "admin:logout", "admin:password_reset"}
 
 
 def _all_patterns(resolver=None, prefix="", namespace=""):

@@ -73,3 +73,9 @@ def test_healthz_is_503_when_the_filesystem_broker_folder_is_gone(client, db, se
     response = client.get("/healthz")
     assert response.status_code == 503
     assert response.json()["checks"]["broker"] == {"ok": False, "error": "OSError"}
+
+
+def test_the_favicon_is_an_empty_cached_answer_without_login(client):
+    response = client.get("/favicon.ico")
+    assert response.status_code == 200 and response.content == b""
+    assert response["Content-Type"] == "image/x-icon" and "max-age=86400" in response["Cache-Control"]

@@ -93,7 +93,7 @@ def test_reader_problems_translate_and_the_json_module_messages_too(tmp_path):
 
 def test_a_row_carries_the_template_so_a_stored_job_result_reads_in_the_viewer_s_language():
     problem = Problem.of("f.jsonl", 2, "$", gettext_noop("must not be empty"))
-    row = problem_row(problem, file="mine.jsonl")
+    row = problem_row(problem, names={"f.jsonl": "mine.jsonl"})
     assert row["file"] == "mine.jsonl" and row["message"] == "must not be empty"
     with translation.override("ja"):
         assert problem_row_message(row) == "空にはできません"
@@ -111,3 +111,13 @@ def test_every_translated_template_keeps_its_placeholders():
         if entry.msgstr and set(PLACEHOLDER.findall(entry.msgid)) != set(PLACEHOLDER.findall(entry.msgstr))
     ]
     assert wrong == []
+
+
+def test_a_row_names_files_as_their_user_knows_them_in_every_part():
+    kept = "/srv/var/uploads/dialogues/abc/a.jsonl"
+    problem = Problem.of(kept, 5, "$.id", gettext_noop("duplicate id %(id)s (first at %(first)s)"), id="'x'",
+                         first=f"{kept}:1")  # fmt: skip
+    row = problem_row(problem, names={kept: "冬.jsonl"})
+    assert row["file"] == "冬.jsonl" and row["message"] == "duplicate id 'x' (first at 冬.jsonl:1)"
+    with translation.override("ja"):
+        assert problem_row_message(row) == "ID 'x' が重複しています（最初は 冬.jsonl:1）"

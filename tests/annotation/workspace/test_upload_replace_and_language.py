@@ -94,3 +94,10 @@ def test_a_large_file_s_job_replaces_as_chosen(researcher_client, batch, monkeyp
 def test_the_options_are_on_the_page(researcher_client, batch):
     html = researcher_client.get(f"/research/batches/{batch.pk}/").content.decode()
     assert 'name="update"' in html and 'name="force_text_change"' in html
+
+
+def test_a_repeated_id_points_at_the_user_s_file_not_the_server_s_copy(researcher_client, batch, settings):
+    response = _add(researcher_client, batch, [dialogue(50), dialogue(51), dialogue(50)])
+    html = response.content.decode()
+    assert "duplicate id &#x27;dialogue_050&#x27; (first at dialogues.jsonl:1)" in html
+    assert str(settings.VAR_DIR) not in html and "uploads/dialogues" not in html

@@ -199,3 +199,15 @@ def test_an_upload_with_a_bad_line_stores_nothing_and_names_it(api, tmp_path):
     assert (problem["file"], problem["line"], problem["path"]) == ("mine.jsonl", 1, "$.stage")
     assert not Batch.objects.filter(name="up").exists()
     assert api.post("/api/experiment/batch/", {"name": "up"}).json()["field"] == "file"
+
+
+def test_a_repeated_trial_id_points_at_the_uploaded_file_not_the_server_s_copy(api, tmp_path):
+    line = '{"id": "t1", "modelConfig": "A", "stage": 3, "inputText": "x", "generatedData": {}}\n'
+    path = tmp_path / "mine.jsonl"
+    path.write_text(line + line)
+    with path.open("rb") as handle:
+        response = api.post("/api/experiment/batch/", {"name": "up", "file": handle})
+    assert response.status_code == 400
+    messages = [p["message"] for p in response.json()["problems"]]
+    assert any("first at mine.jsonl:1" in m for m in messages), messages
+    assert not any("layer3-upload-" in m for m in messages)
