@@ -17,7 +17,7 @@ from pathlib import Path
 from django.conf import settings
 from django.db import transaction
 from django.utils.translation import gettext as _
-from django.utils.translation import gettext_noop
+from django.utils.translation import gettext_noop, pgettext
 
 from annotation.io.imports import ImportSummary, dialogues_import
 from annotation.io.records import InputError, Problem
@@ -134,9 +134,18 @@ def import_summary_text(*, created: int, unchanged: int, batch_name: str, update
     values = {"n": f"{created:,}", "name": batch_name, "unchanged": f"{unchanged:,}", "updated": f"{updated:,}"}
     if not created and not updated:
         return _("Nothing new for batch %(name)s: all %(unchanged)s dialogues were stored already.") % values
-    text = _("%(n)s dialogues imported into batch %(name)s.") % values
-    if updated:
-        text += " " + _("%(updated)s changed dialogues were replaced (their old texts are kept).") % values
+    sentences = []
+    if created:
+        sentences.append(_("%(n)s dialogues imported into batch %(name)s.") % values)
+        if updated:
+            sentences.append(_("%(updated)s changed dialogues were replaced (their old texts are kept).") % values)
+    else:
+        sentences.append(
+            _("%(updated)s changed dialogues of batch %(name)s were replaced (their old texts are kept).") % values
+        )
     if unchanged:
-        text += " " + _("%(unchanged)s were stored already and left as they were.") % values
+        sentences.append(_("%(unchanged)s were stored already and left as they were.") % values)
+    text = sentences[0]
+    for sentence in sentences[1:]:  # Japanese runs sentences on without a space
+        text = pgettext("two sentences", "%(first)s %(second)s") % {"first": text, "second": sentence}
     return text

@@ -122,7 +122,7 @@ def test_problems_are_in_the_site_s_language_and_name_the_api_s_options(res):
     body = _upload(res, batch, [changed, {"id": "d9", "user": "u"}]).json()
     messages = {p["path"]: p["message"] for p in body["problems"]}
     assert messages["$.response"] == "必須項目がありません"
-    assert "置き換えるには update=true を使ってください" in messages["$.id"]
+    assert "置き換えるにはupdate=trueを使ってください" in messages["$.id"]
     res.cookies["django_language"] = "en"
     body = _upload(res, batch, [changed, {"id": "d9", "user": "u"}]).json()
     messages = {p["path"]: p["message"] for p in body["problems"]}

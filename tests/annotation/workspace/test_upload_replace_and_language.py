@@ -44,7 +44,7 @@ def test_a_changed_dialogue_is_a_problem_that_names_the_page_s_option(researcher
     assert "use the option “Replace dialogues whose text changed” to replace it" in html
     assert "--update" not in html
     ja = _add(_japanese(researcher_client), batch, [changed]).content.decode()
-    assert "置き換えるには オプション「テキストが変わった対話を置き換える」 を使ってください" in ja
+    assert "置き換えるにはオプション「テキストが変わった対話を置き換える」を使ってください" in ja
     assert Dialogue.objects.get(external_id="dialogue_003").user_text == "質問 3"
 
 
@@ -101,3 +101,11 @@ def test_a_repeated_id_points_at_the_user_s_file_not_the_server_s_copy(researche
     html = response.content.decode()
     assert "duplicate id &#x27;dialogue_050&#x27; (first at dialogues.jsonl:1)" in html
     assert str(settings.VAR_DIR) not in html and "uploads/dialogues" not in html
+
+
+def test_the_summary_of_a_replacement_alone_names_the_batch_and_runs_on_in_japanese(researcher_client, batch):
+    response = _add(_japanese(researcher_client), batch, [dialogue(3, user="書き換えた質問"), dialogue(1)], update="on")
+    page = researcher_client.get(response["Location"]).content.decode()
+    assert (
+        "バッチ ws の変更された対話 1 件を置き換えました（旧テキストは保存されています）。1 件は登録済みのため" in page
+    )
