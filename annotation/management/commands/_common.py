@@ -26,7 +26,8 @@ def input_errors_as_command_error():
 
 @contextmanager
 def atomic_output(path: str | Path, *, mode: str = "w"):
-    """Write to a temporary file next to ``path`` and move it into place only when complete."""
+    """Write to a temporary file next to ``path`` and move it into place only when complete (``mode="wb"``:
+    bytes)."""
     target = Path(path)
     try:
         target.parent.mkdir(parents=True, exist_ok=True)
@@ -34,7 +35,8 @@ def atomic_output(path: str | Path, *, mode: str = "w"):
     except OSError as exc:
         raise CommandError(f"cannot write {str(target)!r}: {exc.strerror or exc}") from None
     try:
-        with os.fdopen(fd, mode, encoding="utf-8", newline="\n") as handle:
+        text = {} if "b" in mode else {"encoding": "utf-8", "newline": "\n"}
+        with os.fdopen(fd, mode, **text) as handle:
             yield handle
         os.replace(tmp, target)
     except BaseException:
