@@ -8,4 +8,5 @@ urlpatterns = [
     path("", include("annotation.dashboard.urls")),
     path("", include("annotation.workspace.urls")),
     path("", include("annotation.activity.urls")),
+    path("", include("annotation.spreadsheets.urls")),
 ]

@@ -35,3 +35,13 @@ def is_formula_like(value: str) -> bool:
 def neutralise_formula(value: str) -> str:
     """``value`` with a leading ``'`` when a spreadsheet would read it as a formula, else unchanged."""
     return "'" + value if is_formula_like(value) else value
+
+
+def column_letter(index: int) -> str:
+    """The spreadsheet letter of the 0-based column ``index`` (0 → A, 25 → Z, 26 → AA)."""
+    letters = ""
+    index += 1
+    while index:
+        index, rest = divmod(index - 1, 26)
+        letters = chr(ord("A") + rest) + letters
+    return letters

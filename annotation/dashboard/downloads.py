@@ -2,21 +2,27 @@
 
 The same files as the commands write (``export_annotations``, ``export_consensus`` / ``merge_annotations``
 defaults, ``kappa_calculator``), as JSONL or JSON downloads named after the batch; researchers only.
+Ratings and consensus also come as spreadsheets (``annotation.io.sheets``, ``--format xlsx|csv``):
+ratings.xlsx / ratings.csv; consensus.xlsx (a consensus and a rejected sheet); consensus.csv and
+rejected.csv. CSV is streamed; a workbook is written to a temporary file first (a zip is not streamed).
 """
 
 from __future__ import annotations
 
 import json
 import re
+import tempfile
 
-from django.http import Http404, HttpResponse, StreamingHttpResponse
+from django.http import FileResponse, Http404, HttpResponse, StreamingHttpResponse
 from django.shortcuts import get_object_or_404
 from django.utils.http import content_disposition_header
 from django.views.decorators.http import require_GET
 
+from annotation.io import sheets
 from annotation.io.exports import annotation_lines
 from annotation.models import AgreementReport, Batch
 from annotation.review.selectors import batch_consensus
+from annotation.selectors import annotation_sheet_rows
 from core.permissions import researcher_required
 
 _encode = json.JSONEncoder(ensure_ascii=False, allow_nan=False).encode
@@ -55,6 +61,56 @@ def consensus(request, pk: int, part: str):
     body = "".join(_encode(row) + "\n" for row in rows)
     return _attach(HttpResponse(body, content_type="application/x-ndjson; charset=utf-8"),
                    _filename(batch, part, ".jsonl"))  # fmt: skip
+
+
+def _merged(batch: Batch):
+    merged = batch_consensus(batch)
+    if merged is None:
+        raise Http404(f"batch {batch.name} has no ratings yet")
+    return merged[0]
+
+
+def _workbook(write, filename: str) -> FileResponse:
+    """A workbook that ``write(handle)`` writes, served from a temporary file (closed with the response)."""
+    handle = tempfile.TemporaryFile()  # noqa: SIM115 (the response closes it once sent)
+    try:
+        write(handle)
+        handle.seek(0)
+    except BaseException:
+        handle.close()
+        raise
+    return FileResponse(handle, as_attachment=True, filename=filename, content_type=sheets.XLSX_CONTENT_TYPE)
+
+
+def _csv(chunks, filename: str) -> StreamingHttpResponse:
+    return _attach(StreamingHttpResponse(chunks, content_type=sheets.CSV_CONTENT_TYPE), filename)
+
+
+@researcher_required
+@require_GET
+def ratings_sheet(request, pk: int, file_format: str):
+    """The ratings as ``export_annotations --format xlsx|csv`` writes them."""
+    batch = get_object_or_404(Batch, pk=pk)
+    rows = annotation_sheet_rows(batch_name=batch.name)
+    if file_format == "xlsx":
+        return _workbook(lambda handle: sheets.write_ratings_xlsx(rows, handle), _filename(batch, "ratings", ".xlsx"))
+    return _csv(sheets.iter_ratings_csv(rows), _filename(batch, "ratings", ".csv"))
+
+
+@researcher_required
+@require_GET
+def consensus_sheet(request, pk: int, part: str, file_format: str):
+    """``part`` "consensus" (xlsx: with the rejected sheet) or "rejected" (CSV only), as export_consensus writes."""
+    batch = get_object_or_404(Batch, pk=pk)
+    result = _merged(batch)
+    if file_format == "xlsx":
+        return _workbook(
+            lambda handle: sheets.write_consensus_xlsx(result.consensus, result.rejected, handle),
+            _filename(batch, "consensus", ".xlsx"),
+        )
+    if part == "rejected":
+        return _csv(sheets.iter_rejected_csv(result.rejected), _filename(batch, "rejected", ".csv"))
+    return _csv(sheets.iter_consensus_csv(result.consensus), _filename(batch, "consensus", ".csv"))
 
 
 @researcher_required

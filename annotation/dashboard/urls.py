@@ -2,10 +2,32 @@ from django.urls import path
 
 from annotation.dashboard import downloads, views
 
+XLSX, CSV = {"file_format": "xlsx"}, {"file_format": "csv"}
+
 urlpatterns = [
     path("research/agreement/", views.dashboard, name="dashboard"),
     path("research/agreement/recompute/", views.recompute, name="dashboard-recompute"),
     path("research/agreement/<int:pk>/ratings.jsonl", downloads.ratings, name="download-ratings"),
     path("research/agreement/<int:pk>/<str:part>.jsonl", downloads.consensus, name="download-consensus"),
     path("research/agreement/<int:pk>/report.json", downloads.report, name="download-report"),
+    path("research/agreement/<int:pk>/ratings.xlsx", downloads.ratings_sheet, XLSX, name="download-ratings-xlsx"),
+    path("research/agreement/<int:pk>/ratings.csv", downloads.ratings_sheet, CSV, name="download-ratings-csv"),
+    path(
+        "research/agreement/<int:pk>/consensus.xlsx",
+        downloads.consensus_sheet,
+        {**XLSX, "part": "consensus"},
+        name="download-consensus-xlsx",
+    ),
+    path(
+        "research/agreement/<int:pk>/consensus.csv",
+        downloads.consensus_sheet,
+        {**CSV, "part": "consensus"},
+        name="download-consensus-csv",
+    ),
+    path(
+        "research/agreement/<int:pk>/rejected.csv",
+        downloads.consensus_sheet,
+        {**CSV, "part": "rejected"},
+        name="download-rejected-csv",
+    ),
 ]

@@ -14,6 +14,7 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
 from annotation.axes import AXES, AXIS_LABELS_JA
+from core.spreadsheet_cells import column_letter  # noqa: F401  (the sheet modules use it from here)
 
 TEMPLATE_VERSION = "1"
 RATINGS_SHEET = "評価"  # the sheet annotators fill
@@ -48,16 +49,6 @@ CONFIDENCE_KEYS: tuple[str, ...] = tuple(f"{axis}_confidence" for axis in AXES)
 # The hidden sheet: key/value rows from A1, then a table of per-row digests under ROW_DIGESTS_HEADER.
 META_KEYS = ("template_version", "batch_id", "batch", "annotator", "rows", "checksum")
 ROW_DIGESTS_HEADER = ("row", "id", "digest")
-
-
-def column_letter(index: int) -> str:
-    """The spreadsheet letter of the 0-based column ``index`` (0 → A, 25 → Z, 26 → AA)."""
-    letters = ""
-    index += 1
-    while index:
-        index, rest = divmod(index - 1, 26)
-        letters = chr(ord("A") + rest) + letters
-    return letters
 
 
 def context_text(context: Sequence[dict]) -> str:

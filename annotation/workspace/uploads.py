@@ -8,9 +8,6 @@ uploaded it, not the path it was kept under.
 
 from __future__ import annotations
 
-import re
-import shutil
-import uuid
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -23,6 +20,8 @@ from annotation.io.imports import ImportSummary, dialogues_import
 from annotation.io.records import InputError, Problem
 from annotation.models import Batch
 from core.problem_text import problem_row
+from core.uploads import upload_discard as kept_discard
+from core.uploads import upload_keep
 
 # Above either limit an upload is imported by a worker, with progress on the batch page.
 LARGE_UPLOAD_BYTES = 2 * 1024 * 1024
@@ -61,35 +60,15 @@ class UploadRejected(Exception):
         super().__init__(f"{len(problems)} problem(s); nothing was stored")
 
 
-def _safe_name(name: str) -> str:
-    name = re.sub(r"[^\w.-]", "_", Path(name or "").name)[:100].lstrip(".")
-    return name or "dialogues.jsonl"
-
-
 def upload_save(uploaded) -> SavedUpload:
     """Copy an uploaded file to a folder of its own under VAR_DIR, counting its bytes and lines."""
-    folder = Path(settings.VAR_DIR) / UPLOAD_FOLDER / uuid.uuid4().hex
-    folder.mkdir(parents=True, mode=0o700)
-    path = folder / _safe_name(uploaded.name)
-    size = lines = 0
-    last = b"\n"
-    with path.open("wb") as handle:
-        for chunk in uploaded.chunks():
-            handle.write(chunk)
-            size += len(chunk)
-            lines += chunk.count(b"\n")
-            last = chunk[-1:] or last
-    if last != b"\n":
-        lines += 1  # a last line without a newline
-    return SavedUpload(path=path, name=Path(uploaded.name or path.name).name, size=size, lines=lines)
+    kept = upload_keep(uploaded, folder=UPLOAD_FOLDER, default_name="dialogues.jsonl")
+    return SavedUpload(path=kept.path, name=kept.name, size=kept.size, lines=kept.lines)
 
 
 def upload_discard(path: Path) -> None:
     """Remove a kept upload and its folder (only ever a folder under VAR_DIR/uploads/dialogues)."""
-    root = (Path(settings.VAR_DIR) / UPLOAD_FOLDER).resolve()
-    folder = path.resolve().parent
-    if folder.parent == root:
-        shutil.rmtree(folder, ignore_errors=True)
+    kept_discard(path, folder=UPLOAD_FOLDER)
 
 
 def problem_rows(problems: list[Problem], *, upload: SavedUpload) -> list[dict]:

@@ -5,7 +5,9 @@ from django.core.management.base import BaseCommand, CommandError
 from annotation.aggregation.consensus import METHODS, merge_with_exclusions
 from annotation.axes import MIN_CONFIDENCE, MIN_KAPPA
 from annotation.io.dataset import rating_set
-from annotation.management.commands._common import add_float_option, output_file, write_jsonl
+from annotation.io.sheets import REJECTED_SHEET, write_consensus_csv, write_consensus_xlsx, write_rejected_csv
+from annotation.management.commands._common import add_float_option, atomic_output, output_file, write_jsonl
+from annotation.management.commands._formats import add_format_option, check_file_name
 from annotation.models import Batch
 from annotation.review.selectors import batch_consensus
 from annotation.selectors import annotation_records
@@ -15,7 +17,9 @@ class Command(BaseCommand):
     help = (
         "Merge the stored ratings into consensus JSONL (the merge_annotations rules, read from the database "
         "instead of files); rejected items go to a second file. With --batch, researchers' adjudications "
-        'replace the merged score of the axes they decided (marked under "adjudicated").'
+        'replace the merged score of the axes they decided (marked under "adjudicated"). '
+        "--format xlsx writes one workbook with a consensus and a rejected sheet; --format csv writes the "
+        "consensus to --output and the rejected items to --rejected (default rejected/low_agreement.csv)."
     )
 
     def add_arguments(self, parser):
@@ -25,10 +29,16 @@ class Command(BaseCommand):
         add_float_option(parser, "min_kappa", MIN_KAPPA, "leave out an annotator on an axis below this kappa")
         add_float_option(parser, "min_confidence", MIN_CONFIDENCE, "leave out ratings below this confidence")
         parser.add_argument(
-            "--rejected", metavar="FILE", type=output_file, help="default: rejected/low_agreement.jsonl beside --output"
+            "--rejected",
+            metavar="FILE",
+            type=output_file,
+            help="default: rejected/low_agreement.jsonl (.csv with --format csv) beside --output; "
+            "not with --format xlsx (the workbook's rejected sheet)",
         )
+        add_format_option(parser, "jsonl (default), xlsx (both sheets in one workbook) or csv (two files)")
 
-    def handle(self, *args, output, batch, method, min_kappa, min_confidence, rejected, **options):
+    def handle(self, *args, output, batch, method, min_kappa, min_confidence, rejected, file_format, **options):
+        self._check_names(output, rejected, file_format)
         stored = Batch.objects.filter(name=batch).first() if batch else None
         if batch and stored is None:
             raise CommandError(f"no batch named {batch!r}")
@@ -42,9 +52,22 @@ class Command(BaseCommand):
         if not merged:
             raise CommandError("no ratings stored" + (f" in batch {batch}" if batch else ""))
         result, summary = merged
-        rejected_path = Path(rejected) if rejected else Path(output).parent / "rejected" / "low_agreement.jsonl"
-        n_consensus = write_jsonl(output, result.consensus)
-        n_rejected = write_jsonl(rejected_path, result.rejected)
+        if file_format == "xlsx":
+            with atomic_output(output, mode="wb") as handle:
+                write_consensus_xlsx(result.consensus, result.rejected, handle)
+            n_consensus, n_rejected = len(result.consensus), len(result.rejected)
+            rejected_path = f"{output} (sheet {REJECTED_SHEET})"
+        else:
+            default = Path(output).parent / "rejected" / f"low_agreement.{file_format}"
+            rejected_path = Path(rejected) if rejected else default
+            if file_format == "csv":
+                with atomic_output(output) as handle:
+                    n_consensus = write_consensus_csv(result.consensus, handle)
+                with atomic_output(rejected_path) as handle:
+                    n_rejected = write_rejected_csv(result.rejected, handle)
+            else:
+                n_consensus = write_jsonl(output, result.consensus)
+                n_rejected = write_jsonl(rejected_path, result.rejected)
         for axis, listing in summary["annotators"].items():
             for entry in listing["excluded"]:
                 self.stdout.write(f"left out of {axis}: {entry['annotator']} (kappa {entry['kappa_vs_rest']:.3f})")
@@ -56,3 +79,13 @@ class Command(BaseCommand):
                 + (f"; {adjudicated} items with adjudicated axes" if adjudicated else "")
             )
         )
+
+    @staticmethod
+    def _check_names(output: str, rejected: str | None, file_format: str) -> None:
+        if file_format != "jsonl" and output == "-":
+            raise CommandError(f"--format {file_format} needs --output to be a file, not standard output")
+        check_file_name(output, file_format)
+        if rejected and file_format == "xlsx":
+            raise CommandError("--rejected is not used with --format xlsx: the workbook holds a rejected sheet")
+        if rejected:
+            check_file_name(rejected, file_format, "--rejected")

@@ -49,6 +49,8 @@ def test_downloads_are_offered_when_there_is_something_to_download(researcher_cl
     assert f'href="/research/agreement/{batch.pk}/ratings.jsonl"' in html
     assert f'href="/research/agreement/{batch.pk}/consensus.jsonl"' in html
     assert f'href="/research/agreement/{batch.pk}/rejected.jsonl"' in html
+    for sheet in ("ratings.xlsx", "ratings.csv", "consensus.xlsx", "consensus.csv", "rejected.csv"):
+        assert f'href="/research/agreement/{batch.pk}/{sheet}"' in html
     assert 'data-download="report"' not in html
     AgreementReport.objects.create(batch=batch, source="ws", passed=True, report={}, created_at=timezone.now())
     html = researcher_client.get(f"/research/batches/{batch.pk}/").content.decode()

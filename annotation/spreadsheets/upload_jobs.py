@@ -1,0 +1,107 @@
+"""The job that checks and stores a large uploaded rating sheet (``annotation.sheet_upload``).
+
+Queued by the spreadsheet pages (``sheet_upload_enqueue``), which follow it. On a sheet with
+problems nothing is stored, the job fails, and its ``result`` keeps the problems (sheet, row,
+column, header, value, message) for the page's table.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from django.conf import settings
+from django.contrib.auth import get_user_model
+from django.urls import reverse
+from django.utils.translation import gettext_lazy
+
+from annotation.models import Batch
+from annotation.spreadsheets.imports import SheetRejected
+from annotation.spreadsheets.uploads import (
+    UPLOAD_FOLDER,
+    SavedSheet,
+    problem_rows,
+    sheet_summary_text,
+    sheet_upload_discard,
+    sheet_upload_import,
+)
+from core.job_display import register_job_display
+from core.jobs import job_handler
+from core.models import Job
+from core.services import job_enqueue
+
+SHEET_UPLOAD = "annotation.sheet_upload"
+ANNOTATOR_PAGE, RESEARCHER_PAGE = "annotator", "researcher"  # the page that follows the job
+
+
+def sheet_upload_enqueue(
+    *, upload: SavedSheet, batch: Batch, user, annotator=None, dry_run: bool = False, page: str = ANNOTATOR_PAGE
+) -> Job:
+    """Queue the check (and, unless ``dry_run``, the storing) of a kept sheet; ``user`` is who uploaded it."""
+    if page not in (ANNOTATOR_PAGE, RESEARCHER_PAGE):
+        raise ValueError(f"page must be {ANNOTATOR_PAGE!r} or {RESEARCHER_PAGE!r}; got {page!r}")
+    params = {"batch_id": batch.pk, "file": upload.relative_path, "name": upload.name, "rows": upload.rows,
+              "annotator_id": annotator.pk if annotator is not None else None, "dry_run": dry_run,
+              "page": page}  # fmt: skip
+    return job_enqueue(kind=SHEET_UPLOAD, params=params, user=user)
+
+
+def _kept_upload(params: dict) -> SavedSheet:
+    root = (Path(settings.VAR_DIR) / UPLOAD_FOLDER).resolve()
+    path = (Path(settings.VAR_DIR) / str(params.get("file", ""))).resolve()
+    if root not in path.parents or not path.is_file():
+        raise ValueError(f"params.file: no uploaded sheet at {params.get('file')!r} (removed, or not an upload)")
+    rows = int(params.get("rows") or 0)
+    return SavedSheet(path=path, name=str(params.get("name") or path.name), size=path.stat().st_size, rows=rows)
+
+
+@job_handler(SHEET_UPLOAD)
+def sheet_upload(job, progress) -> dict:
+    """Params ``{"batch_id", "file" (below VAR_DIR), "name" (the user's file name), "rows", "annotator_id"
+    (or null: the workbook names its annotator), "dry_run", "page" ("annotator" or "researcher")}``."""
+    params = job.params
+    batch = Batch.objects.filter(pk=params.get("batch_id")).first()
+    if batch is None:
+        raise ValueError(f"params.batch_id: no batch with id {params.get('batch_id')!r} (deleted?)")
+    annotator = None
+    if params.get("annotator_id") is not None:
+        annotator = get_user_model().objects.filter(pk=params["annotator_id"]).first()
+        if annotator is None:
+            raise ValueError(f"params.annotator_id: no user with id {params['annotator_id']!r} (deleted?)")
+    upload = _kept_upload(params)
+    page = params.get("page") if params.get("page") == RESEARCHER_PAGE else ANNOTATOR_PAGE
+    dry_run = params.get("dry_run") is True
+    try:
+        progress(0, max(upload.rows, 1), f"checking {'' if dry_run else 'and storing '}{upload.name}", force=True)
+        try:
+            summary = sheet_upload_import(upload=upload, batch=batch, annotator=annotator, dry_run=dry_run)
+        except SheetRejected as exc:
+            # The runner saves this job object's result with the failure: the page lists the problems.
+            job.result = {"batch_id": batch.pk, "file": upload.name, "page": page,
+                          "problems": problem_rows(exc.problems)}  # fmt: skip
+            raise ValueError(f"{upload.name}: {len(exc.problems)} problem(s); nothing was stored") from None
+        # No progress report after the import: it would check for a cancel request, and the ratings are stored.
+    finally:
+        sheet_upload_discard(upload.path)
+    return {
+        "batch_id": batch.pk,
+        "batch_name": batch.name,
+        "file": upload.name,
+        "page": page,
+        "annotator": summary.annotator,
+        "created": summary.created,
+        "updated": summary.updated,
+        "unchanged": summary.unchanged,
+        "skipped": summary.skipped,
+        "comments": summary.comments,
+        "dry_run": summary.dry_run,
+    }
+
+
+def _upload_summary(result: dict) -> tuple[str, str | None]:
+    counts = {key: int(result.get(key, 0)) for key in ("created", "updated", "unchanged", "skipped", "comments")}
+    text = sheet_summary_text(**counts, dry_run=result.get("dry_run") is True)
+    name = "annotation:batch" if result.get("page") == RESEARCHER_PAGE else "annotation:sheet"
+    return text, reverse(name, args=[result["batch_id"]])
+
+
+register_job_display(SHEET_UPLOAD, gettext_lazy("Spreadsheet upload"), _upload_summary)

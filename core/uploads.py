@@ -1,0 +1,58 @@
+"""Uploaded files kept for a moment under VAR_DIR: copied in a folder of their own, counted, then removed.
+
+The pages keep an upload so that a large one can be handed to a worker (a job carries the path
+below VAR_DIR). The file keeps a safe form of the user's name; the user's own name is returned
+beside it for messages and problem tables.
+"""
+
+from __future__ import annotations
+
+import re
+import shutil
+import uuid
+from dataclasses import dataclass
+from pathlib import Path
+
+from django.conf import settings
+
+
+@dataclass(frozen=True)
+class KeptUpload:
+    path: Path
+    name: str  # the name the user's file had
+    size: int  # bytes
+    lines: int  # newline-separated lines (a last line without a newline counts)
+    head: bytes  # the first bytes (up to 4): what kind of file it is
+
+
+def safe_name(name: str, default: str) -> str:
+    """``name``'s last part with only letters, digits, ``.``, ``-`` and ``_`` (at most 100), never hidden."""
+    name = re.sub(r"[^\w.-]", "_", Path(name or "").name)[:100].lstrip(".")
+    return name or default
+
+
+def upload_keep(uploaded, *, folder: Path, default_name: str) -> KeptUpload:
+    """Copy ``uploaded`` (a Django UploadedFile) into a new folder under ``VAR_DIR/folder``, counting as it goes."""
+    target = Path(settings.VAR_DIR) / folder / uuid.uuid4().hex
+    target.mkdir(parents=True, mode=0o700)
+    path = target / safe_name(uploaded.name, default_name)
+    size = lines = 0
+    head, last = b"", b"\n"
+    with path.open("wb") as handle:
+        for chunk in uploaded.chunks():
+            handle.write(chunk)
+            size += len(chunk)
+            lines += chunk.count(b"\n")
+            head = head or chunk[:4]
+            last = chunk[-1:] or last
+    if last != b"\n":
+        lines += 1  # a last line without a newline
+    return KeptUpload(path=path, name=Path(uploaded.name or path.name).name, size=size, lines=lines, head=head)
+
+
+def upload_discard(path: Path, *, folder: Path) -> None:
+    """Remove a kept upload and its own folder (only ever a folder directly under ``VAR_DIR/folder``)."""
+    root = (Path(settings.VAR_DIR) / folder).resolve()
+    parent = path.resolve().parent
+    if parent.parent == root:
+        shutil.rmtree(parent, ignore_errors=True)
