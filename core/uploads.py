@@ -56,3 +56,12 @@ def upload_discard(path: Path, *, folder: Path) -> None:
     parent = path.resolve().parent
     if parent.parent == root:
         shutil.rmtree(parent, ignore_errors=True)
+
+
+def kept_path(relative: str, *, folder: Path) -> Path:
+    """The kept upload a job names by its path below VAR_DIR; ``ValueError`` unless it is a file under ``folder``."""
+    root = (Path(settings.VAR_DIR) / folder).resolve()
+    path = (Path(settings.VAR_DIR) / str(relative or "")).resolve()
+    if root not in path.parents or not path.is_file():
+        raise ValueError(f"params.file: no uploaded file at {relative!r} (removed, or not an upload)")
+    return path

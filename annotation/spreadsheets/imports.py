@@ -197,12 +197,12 @@ def _plan(content: SheetContent, dialogues: dict, user, file: str, summary: Shee
             **{f"{a}_confidence": rating.confidence[a] for a in AXES},
         }
         old = stored.get(dialogue.pk)
+        before = {f: getattr(old, f) for f in _VALUE_FIELDS} if old is not None else None
         if old is None:
             new.append(NewRating(dialogue.pk, user.pk, tuple(values[f] for f in _VALUE_FIELDS), now))
-        elif {f: getattr(old, f) for f in _VALUE_FIELDS} == values:
+        elif before == values:
             summary.unchanged += 1
         else:
-            before = {f: getattr(old, f) for f in _VALUE_FIELDS}
             changed.append(ChangedRating(old.pk, before, values, f"spreadsheet {file} row {rating.row}"[:200]))
         if rating.comment and (dialogue.pk, rating.comment) not in said:
             comments.append(ItemComment(dialogue=dialogue, author=user, text=rating.comment, created_at=now))

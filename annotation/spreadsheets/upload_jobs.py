@@ -7,9 +7,6 @@ column, header, value, message) for the page's table.
 
 from __future__ import annotations
 
-from pathlib import Path
-
-from django.conf import settings
 from django.contrib.auth import get_user_model
 from django.urls import reverse
 from django.utils.translation import gettext_lazy
@@ -28,6 +25,7 @@ from core.job_display import register_job_display
 from core.jobs import job_handler
 from core.models import Job
 from core.services import job_enqueue
+from core.uploads import kept_path
 
 SHEET_UPLOAD = "annotation.sheet_upload"
 ANNOTATOR_PAGE, RESEARCHER_PAGE = "annotator", "researcher"  # the page that follows the job
@@ -46,10 +44,7 @@ def sheet_upload_enqueue(
 
 
 def _kept_upload(params: dict) -> SavedSheet:
-    root = (Path(settings.VAR_DIR) / UPLOAD_FOLDER).resolve()
-    path = (Path(settings.VAR_DIR) / str(params.get("file", ""))).resolve()
-    if root not in path.parents or not path.is_file():
-        raise ValueError(f"params.file: no uploaded sheet at {params.get('file')!r} (removed, or not an upload)")
+    path = kept_path(params.get("file", ""), folder=UPLOAD_FOLDER)
     rows = int(params.get("rows") or 0)
     return SavedSheet(path=path, name=str(params.get("name") or path.name), size=path.stat().st_size, rows=rows)
 

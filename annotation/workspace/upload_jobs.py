@@ -7,9 +7,6 @@ line, JSON path, message) for the batch page's table.
 
 from __future__ import annotations
 
-from pathlib import Path
-
-from django.conf import settings
 from django.urls import reverse
 from django.utils.translation import gettext_lazy
 
@@ -26,6 +23,7 @@ from core.job_display import register_job_display
 from core.jobs import job_handler
 from core.models import Job
 from core.services import job_enqueue
+from core.uploads import kept_path
 
 DIALOGUES_UPLOAD = "annotation.dialogues_upload"
 
@@ -39,10 +37,7 @@ def dialogues_upload_enqueue(
 
 
 def _kept_upload(params: dict) -> SavedUpload:
-    root = (Path(settings.VAR_DIR) / UPLOAD_FOLDER).resolve()
-    path = (Path(settings.VAR_DIR) / str(params.get("file", ""))).resolve()
-    if root not in path.parents or not path.is_file():
-        raise ValueError(f"params.file: no uploaded file at {params.get('file')!r} (removed, or not an upload)")
+    path = kept_path(params.get("file", ""), folder=UPLOAD_FOLDER)
     lines = int(params.get("lines") or 0)
     return SavedUpload(path=path, name=str(params.get("name") or path.name), size=path.stat().st_size, lines=lines)
 
