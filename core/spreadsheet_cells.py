@@ -19,6 +19,8 @@ Apply it to text only: numbers (``-2`` as a number) are data, not formulas.
 
 from __future__ import annotations
 
+import re
+
 # Characters that start a formula when they lead a cell (ASCII and full-width forms).
 FORMULA_TRIGGERS = frozenset("=+-@\uff1d\uff0b\uff0d\uff20")
 # Characters that trigger even in the first position (OWASP): tab and carriage return.
@@ -45,3 +47,15 @@ def column_letter(index: int) -> str:
         index, rest = divmod(index - 1, 26)
         letters = chr(ord("A") + rest) + letters
     return letters
+
+
+# Characters an .xlsx cell cannot hold (XML 1.0 forbids them; openpyxl refuses them).
+UNWRITABLE_CHARACTERS = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\ud800-\udfff\ufffe\uffff]")
+
+
+def xlsx_cell_text(value: str) -> str:
+    """A text as an .xlsx cell holds it: neutralised, and CR as LF (the file's XML reads CR back as LF)."""
+    text = neutralise_formula(value)
+    if "\r" in text:
+        text = text.replace("\r\n", "\n").replace("\r", "\n")
+    return text

@@ -42,7 +42,6 @@ from __future__ import annotations
 import csv
 import io
 import math
-import re
 import zipfile
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from datetime import datetime
@@ -55,7 +54,7 @@ from openpyxl.styles import Font
 
 from annotation.axes import AXES
 from annotation.io.records import format_timestamp
-from core.spreadsheet_cells import column_letter, neutralise_formula
+from core.spreadsheet_cells import UNWRITABLE_CHARACTERS, column_letter, neutralise_formula, xlsx_cell_text
 
 RATINGS_SHEET = "ratings"
 CONSENSUS_SHEET = "consensus"
@@ -83,7 +82,6 @@ MAX_XLSX_ROWS = 1_048_576  # a sheet's rows, the header's included
 XLSX_CONTENT_TYPE = "application/vnd.openxmlformats-officedocument.spreadsheetml.sheet"
 CSV_CONTENT_TYPE = "text/csv; charset=utf-8"
 # Characters the file's XML cannot hold (as openpyxl refuses them, plus lone surrogates, U+FFFE/U+FFFF).
-UNWRITABLE_CHARACTERS = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\ud800-\udfff\ufffe\uffff]")
 HEADER_FONT = Font(bold=True)
 WIDTHS = {"id": 18, "annotator_id": 14, "timestamp": 22, "ratings": 30, "reason": 16}
 
@@ -177,10 +175,7 @@ def _number(value: int | float, column: str):
 
 def xlsx_text(value: str) -> str:
     """A text as its .xlsx cell holds it: neutralised, CR as LF, unwritable characters as U+FFFD."""
-    text = neutralise_formula(value)
-    if "\r" in text:
-        text = text.replace("\r\n", "\n").replace("\r", "\n")
-    return UNWRITABLE_CHARACTERS.sub("\ufffd", text)
+    return UNWRITABLE_CHARACTERS.sub("\ufffd", xlsx_cell_text(value))
 
 
 def write_xlsx(out: BinaryIO | str, sheets: Sequence[tuple[str, Sequence[str], Iterable[Sequence]]]) -> list[int]:

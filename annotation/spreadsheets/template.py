@@ -17,7 +17,6 @@ from __future__ import annotations
 
 import math
 import os
-import re
 import unicodedata
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -44,11 +43,10 @@ from annotation.spreadsheets.layout import (
     row_digest,
     sheet_checksum,
 )
-from core.spreadsheet_cells import neutralise_formula
+from core.spreadsheet_cells import UNWRITABLE_CHARACTERS, xlsx_cell_text
 
 MAX_CELL_CHARS = 32_767  # Excel's limit for one cell, counted in UTF-16 code units as Excel counts
 # Characters the file's XML cannot hold (openpyxl's illegal characters, lone surrogates, U+FFFE/U+FFFF).
-UNWRITABLE_CHARACTERS = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\ud800-\udfff\ufffe\uffff]")
 
 BODY_FONT = DEFAULT_FONT  # Calibri 11, the workbook default (an empty <font/> is left to each program)
 HEADER_FONT = Font(name=BODY_FONT.name, size=BODY_FONT.size, family=BODY_FONT.family, bold=True)
@@ -141,7 +139,7 @@ def cell_text(value: str, where: str) -> str:
     """``value`` as its cell holds it (formula-neutralised, CR as LF); ``where`` names it in the errors."""
     if not isinstance(value, str):
         raise TypeError(f"{where}: expected a text, not {type(value).__name__}")
-    text = neutralise_formula(value).replace("\r\n", "\n").replace("\r", "\n")
+    text = xlsx_cell_text(value)
     if (bad := UNWRITABLE_CHARACTERS.search(text)) is not None:
         raise ValueError(f"{where}: the character U+{ord(bad.group()):04X} cannot be written into a spreadsheet cell")
     if len(text) > MAX_CELL_CHARS // 2 and (length := len(text.encode("utf-16-le")) // 2) > MAX_CELL_CHARS:
