@@ -5,6 +5,7 @@ from django.urls import include, path
 from django.views.i18n import set_language
 from drf_spectacular.views import SpectacularAPIView, SpectacularRedocView, SpectacularSwaggerSplitView
 
+from annotation.admin.sites import review_site
 from core.permissions import IsResearcher
 
 urlpatterns = [
@@ -14,6 +15,7 @@ urlpatterns = [
     path("", include("director.pages.urls")),
     path("i18n/setlang/", login_not_required(set_language), name="set_language"),
     path("admin/", admin.site.urls),
+    path("review/", review_site.urls),  # the admin's flag review for researchers with the review permission
     path("api/v1/", include("core.api_urls")),
     path("api/experiment/", include("layer3.api.urls")),
     path("api/director/", include("director.api.urls")),

@@ -16,11 +16,16 @@ Adjudications (a researcher's decision on one axis of an item) win: the axis tak
 score whatever the ratings say (so an axis rejected for its spread is no longer a reason to reject),
 and the consensus line says so under ``adjudicated`` (the score, the merged value it replaced, the
 reason, who and when).
+
+Accepted quality flags (an admin's decision that a finding holds) leave ratings out too, before the
+merge: a flag on an annotator leaves out that annotator's ratings on its axes for its items, a flag on
+an item rejects the item (reason ``flag_accepted``). A consensus line lists the annotators left out by
+flags per axis under ``flag_excluded``; the result lists every exclusion with what it left out.
 """
 
 from __future__ import annotations
 
-from collections.abc import Collection, Mapping
+from collections.abc import Collection, Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 
@@ -46,12 +51,79 @@ class Adjudicated:
     at: str  # ISO timestamp
 
 
+@dataclass(frozen=True)
+class FlagExclusion:
+    """What an accepted quality flag leaves out of the consensus.
+
+    ``annotator`` None: the flag is on the items themselves, which are rejected. ``items`` None: every item
+    (a flag from a report over all batches).
+    """
+
+    flag: int
+    kind: str
+    axes: tuple[str, ...]
+    annotator: str | None
+    items: frozenset[str] | None
+    reviewer: str = ""
+    reviewed_at: str = ""
+    note: str = ""
+
+    def as_json(self, *, ratings_excluded: int, items_rejected: int) -> dict:
+        return {
+            "flag": self.flag,
+            "kind": self.kind,
+            "annotator": self.annotator,
+            "axes": list(self.axes),
+            "items": None if self.items is None else len(self.items),
+            "ratings_excluded": ratings_excluded,
+            "items_rejected": items_rejected,
+            "reviewer": self.reviewer,
+            "reviewed_at": self.reviewed_at,
+            "note": self.note,
+        }
+
+
 @dataclass
 class MergeResult:
     consensus: list[dict] = field(default_factory=list)
     rejected: list[dict] = field(default_factory=list)
     method: str = "weighted_average"
     rejected_by_axis: dict[str, dict[str, int]] = field(default_factory=dict)
+    flag_exclusions: list[dict] = field(default_factory=list)
+
+
+def _flag_masks(
+    ratings: RatingSet, exclusions: Sequence[FlagExclusion]
+) -> tuple[dict[str, np.ndarray], dict[int, list[str]], dict[int, dict[str, list[int]]], list[dict]]:
+    """Per axis the (item, rater) ratings flags leave out; items rejected by item flags (index -> axes);
+    per item and axis the flags that reject it; and the listing of every exclusion."""
+    masks = {axis: np.zeros((ratings.n_items, ratings.n_raters), dtype=bool) for axis in AXES}
+    rejected_axes: dict[int, list[str]] = {}
+    rejected_by: dict[int, dict[str, list[int]]] = {}
+    listing = []
+    raters = {rater: index for index, rater in enumerate(ratings.rater_ids)}
+    item_ids = np.asarray(ratings.item_ids, dtype=object)
+    for exclusion in exclusions:
+        if exclusion.items is None:
+            in_scope = np.ones(ratings.n_items, dtype=bool)
+        else:
+            in_scope = np.fromiter((i in exclusion.items for i in item_ids), dtype=bool, count=ratings.n_items)
+        axes = [axis for axis in AXES if axis in exclusion.axes]
+        left_out = items_rejected = 0
+        if exclusion.annotator is None:
+            for item in np.flatnonzero(in_scope):
+                items_rejected += 1
+                for axis in axes:
+                    if axis not in rejected_axes.setdefault(int(item), []):
+                        rejected_axes[int(item)].append(axis)
+                    rejected_by.setdefault(int(item), {}).setdefault(axis, []).append(exclusion.flag)
+        elif (rater := raters.get(exclusion.annotator)) is not None:
+            for axis in axes:
+                hit = in_scope & (ratings.scores[axis][:, rater] > 0) & ~masks[axis][:, rater]
+                left_out += int(hit.sum())
+                masks[axis][:, rater] |= in_scope
+        listing.append(exclusion.as_json(ratings_excluded=left_out, items_rejected=items_rejected))
+    return masks, rejected_axes, rejected_by, listing
 
 
 def round_half_up(values: np.ndarray) -> np.ndarray:
@@ -101,8 +173,10 @@ def merge(
     max_spread: int = MAX_SPREAD,
     now: datetime | None = None,
     adjudications: Mapping[str, Mapping[str, Adjudicated]] | None = None,
+    flag_exclusions: Sequence[FlagExclusion] = (),
 ) -> MergeResult:
-    """``adjudications``: ``{item id: {axis: Adjudicated}}``, decisions that replace the merged score."""
+    """``adjudications``: ``{item id: {axis: Adjudicated}}``, decisions that replace the merged score.
+    ``flag_exclusions``: what accepted quality flags leave out (see :class:`FlagExclusion`)."""
     if method not in METHODS:
         raise ValueError(f"unknown method {method!r}; use one of {', '.join(METHODS)}")
     excluded = excluded or {}
@@ -111,9 +185,10 @@ def merge(
     per_axis = {}
     reject_reasons: list[dict] = [{} for _ in range(ratings.n_items)]
     result = MergeResult(method=method)
+    flagged, flag_rejected, rejecting_flags, result.flag_exclusions = _flag_masks(ratings, flag_exclusions)
     for axis in AXES:
         scores, confidence = ratings.scores[axis], ratings.confidence[axis]
-        usable = (scores > 0) & (confidence >= min_confidence)
+        usable = (scores > 0) & (confidence >= min_confidence) & ~flagged[axis]
         for rater in excluded.get(axis, ()):
             usable[:, rater] = False
         n_used = usable.sum(axis=1)
@@ -146,6 +221,9 @@ def merge(
         decided = adjudications.get(item_id, {})
         for axis in decided:
             reject_reasons[item].pop(axis, None)  # the researcher's decision settles the axis
+        for axis in flag_rejected.get(item, ()):  # an accepted flag on the item rejects the axes not decided
+            if axis not in decided:
+                reject_reasons[item][axis] = {"reason": "flag_accepted", "flags": rejecting_flags[item][axis]}
         if reject_reasons[item]:
             raters = np.flatnonzero(rated[item])
             result.rejected.append(
@@ -171,6 +249,11 @@ def merge(
             "n_used": {axis: int(per_axis[axis][3][item]) for axis in AXES},
             "method": method,
         }
+        left_out = {
+            axis: [ratings.rater_ids[r] for r in np.flatnonzero(flagged[axis][item] & rated[item])] for axis in AXES
+        }
+        if any(left_out.values()):
+            line["flag_excluded"] = {axis: names for axis, names in left_out.items() if names}
         if decided:
             line["adjudicated"] = {}
             for axis in AXES:
@@ -223,11 +306,17 @@ def merge_with_exclusions(
     min_kappa: float = MIN_KAPPA,
     min_confidence: float = MIN_CONFIDENCE,
     adjudications: Mapping[str, Mapping[str, Adjudicated]] | None = None,
+    flag_exclusions: Sequence[FlagExclusion] = (),
 ) -> tuple[MergeResult, dict]:
     """The seed A.6 merge: leave out low-agreement annotators per axis, then merge. Returns (result, summary)."""
     excluded, listing = low_agreement_exclusions(ratings, min_kappa=min_kappa)
     result = merge(
-        ratings, method=method, min_confidence=min_confidence, excluded=excluded, adjudications=adjudications
+        ratings,
+        method=method,
+        min_confidence=min_confidence,
+        excluded=excluded,
+        adjudications=adjudications,
+        flag_exclusions=flag_exclusions,
     )
     summary = {
         "method": method,
@@ -240,5 +329,10 @@ def merge_with_exclusions(
         "rejected_by_axis": result.rejected_by_axis,
         "adjudicated_items": sum(1 for line in result.consensus if "adjudicated" in line),
         "annotators": listing,
+        "flag_exclusions": result.flag_exclusions,
+        "ratings_excluded_by_flags": sum(entry["ratings_excluded"] for entry in result.flag_exclusions),
+        "items_rejected_by_flags": sum(
+            1 for line in result.rejected if any(r["reason"] == "flag_accepted" for r in line["reasons"].values())
+        ),
     }
     return result, summary

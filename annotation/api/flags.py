@@ -1,15 +1,17 @@
 """``flags/``: quality flags (consistency rules, outliers, changed texts) and their review (researchers).
 
-A review sets the status (accepted, dismissed, or open again) and a note; the reviewer and the time
-are recorded with it, as in the admin.
+A review sets the status (accepted, dismissed, or open again) and a note, through the same service as
+the admin (``annotation.review.flags.flags_review``): every decision is kept as a review row, a dismissal
+needs a note, and only admins and researchers with the review permission may review; every researcher
+may read.
 """
 
 from __future__ import annotations
 
 from django.db.models import Q
-from django.utils import timezone
 from drf_spectacular.utils import OpenApiExample, OpenApiParameter, extend_schema
 from rest_framework import serializers, viewsets
+from rest_framework.exceptions import PermissionDenied
 from rest_framework.parsers import JSONParser
 from rest_framework.response import Response
 
@@ -20,6 +22,8 @@ from annotation.api.permissions import IsResearcher
 from annotation.api.schema import error_responses
 from annotation.api.strict import StrictFieldsMixin
 from annotation.models import QualityFlag
+from annotation.review.flags import can_review_flags, flags_review
+from annotation.review.services import ReviewError
 
 
 class FlagSerializer(StrictFieldsMixin, serializers.ModelSerializer):
@@ -96,7 +100,7 @@ class FlagViewSet(ApiErrorsMixin, viewsets.GenericViewSet):
     @extend_schema(
         summary="Review a flag (researchers): accept, dismiss or reopen it, with a note",
         request=FlagSerializer,
-        responses={200: FlagSerializer, **error_responses(400, 404)},
+        responses={200: FlagSerializer, **error_responses(400, 403, 404)},
         examples=[
             OpenApiExample("accept", request_only=True,
                            value={"status": "accepted", "review_note": "本人に確認済み。ガイドライン再読を依頼。"}),
@@ -104,6 +108,10 @@ class FlagViewSet(ApiErrorsMixin, viewsets.GenericViewSet):
         ],
     )  # fmt: skip
     def partial_update(self, request, pk: int):
+        if not can_review_flags(request.user):
+            raise PermissionDenied(
+                "Reviewing flags needs the review permission (an admin gives it to researchers: the reviewer group)."
+            )
         flag = self.get_queryset().filter(pk=pk).first()
         if flag is None:
             raise not_found(f"no quality flag with id {pk}")
@@ -112,8 +120,10 @@ class FlagViewSet(ApiErrorsMixin, viewsets.GenericViewSet):
         changes = serializer.validated_data
         if not changes:
             raise invalid("status", "give the new status (accepted, dismissed or open) and/or a review_note")
-        for name, value in changes.items():
-            setattr(flag, name, value)
-        flag.reviewer, flag.reviewed_at = request.user, timezone.now()
-        flag.save(update_fields=[*changes, "reviewer", "reviewed_at"])
+        status = changes.get("status", flag.status)
+        note = changes.get("review_note", flag.review_note if "status" not in changes else "")
+        try:
+            flags_review(flags=[flag], status=status, note=note, user=request.user)
+        except ReviewError as exc:
+            raise invalid("review_note" if "note" in str(exc) else "status", str(exc)) from None
         return Response(FlagSerializer(self.get_queryset().get(pk=pk)).data)

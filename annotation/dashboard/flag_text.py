@@ -146,3 +146,52 @@ def flag_text(flag: Any) -> str:
     except (KeyError, TypeError, ValueError, AttributeError):
         pass  # details of another shape (an older flag): say what was stored
     return message
+
+
+_CONSISTENCY_EXPLANATION = gettext_lazy(
+    "A consistency rule of the guidelines: this combination of scores contradicts what the rating guidelines say "
+    "about the markers in the text (or the annotator's own confidence). The finding above says which."
+)
+KIND_EXPLANATIONS = {
+    "low_agreement": gettext_lazy(
+        "The statistic is this annotator's quadratic weighted κ with each other annotator on the items both rated, "
+        "averaged over the others (weighted by the common items): 1 is perfect agreement, 0 is what chance gives. "
+        "A flag is raised below the threshold, the minimum κ of the guidelines."
+    ),
+    "score_bias": gettext_lazy(
+        "The statistic is the mean difference, in scale points, between this annotator's score and the mean of the "
+        "others on the same items (positive: higher). A flag is raised when it exceeds the threshold either way."
+    ),
+    "straight_lining": gettext_lazy(
+        "The statistic is the variance of this annotator's scores on the axis. A flag is raised when it is at or "
+        "below the threshold while the others' scores on the same items vary: nearly the same score every time."
+    ),
+    "too_fast": gettext_lazy(
+        "The statistic is the median time, in seconds, spent per item. A flag is raised below the threshold: too "
+        "little time to read the dialogue."
+    ),
+    "late_session_drift": gettext_lazy(
+        "The statistic is how much the mean deviation from the others (points, over the four axes) grows from the "
+        "first third to the last third of working sessions. A flag is raised at or above the threshold (fatigue)."
+    ),
+    "item_disagreement": gettext_lazy(
+        "The ratings of this item span more points (highest minus lowest) than the threshold on the axes named: "
+        "no reliable consensus can be formed. Accepting the flag rejects the item on those axes."
+    ),
+    "text_changed": gettext_lazy(
+        "An import replaced the dialogue's text after this rating was given. Accept when the rating no longer fits "
+        "the new text (it leaves the consensus), dismiss when it still does."
+    ),
+}
+
+
+def kind_explanation(kind: str) -> str:
+    """What a flag kind measures and when it is raised, in plain words ('' for an unknown kind)."""
+    if kind in KIND_EXPLANATIONS:
+        return str(KIND_EXPLANATIONS[kind])
+    return str(_CONSISTENCY_EXPLANATION) if kind in KIND_LABELS and kind.startswith("C") else ""
+
+
+def rounded(value: float | None) -> str:
+    """A statistic as people read it: three significant digits ('—' for none)."""
+    return "—" if value is None else f"{value:.3g}"

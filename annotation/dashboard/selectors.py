@@ -16,7 +16,7 @@ from zoneinfo import ZoneInfo
 import numpy as np
 from django.conf import settings
 from django.contrib.auth import get_user_model
-from django.db.models import Count
+from django.db.models import Count, Q
 from django.urls import reverse
 
 from annotation.aggregation.weekly import week_codes, weekly_kappa_vs_rest
@@ -25,7 +25,10 @@ from annotation.dashboard.palette import line_style
 from annotation.guidelines.scale import AXIS_NAMES
 from annotation.job_handlers import AGREEMENT_REPORT
 from annotation.models import AgreementReport, Annotation, Batch, QualityFlag
+from annotation.review.flags import can_review_flags
+from annotation.review.selectors import accepted_flag_exclusions, flag_batch_expression
 from core.models import Job
+from core.roles import ADMIN, has_role
 
 AXIS_LABELS = AXIS_NAMES
 
@@ -69,22 +72,26 @@ def running_job(batch: Batch) -> Job | None:
 RECENT_FLAGS = 5
 
 
-def open_flags(batch: Batch) -> dict:
-    """How many quality flags of this batch's reports are open, by kind, the latest few, and the admin
-    changelist showing exactly them.
-
-    The flag admin has no batch filter, so the link filters on the ids of the reports holding open flags.
-    """
-    flags = QualityFlag.objects.filter(status=QualityFlag.Status.OPEN, report__batch=batch)
-    report_ids = sorted(set(flags.values_list("report_id", flat=True)))
-    query = urlencode({"status__exact": QualityFlag.Status.OPEN, "report__id__in": ",".join(map(str, report_ids))})
+def open_flags(batch: Batch, user) -> dict:
+    """This batch's quality flags for the dashboard's card: how many are open, by kind, the latest few, the
+    review list showing exactly them (on the admin for admins, on the review site for reviewers, None for
+    others), and the accepted flags that leave ratings out of the consensus."""
+    flags = (
+        QualityFlag.objects.annotate(flag_batch=flag_batch_expression())
+        .filter(status=QualityFlag.Status.OPEN)
+        .filter(Q(flag_batch=batch.pk) | Q(report__batch=batch))
+    )
     kinds = list(flags.order_by().values_list("kind").annotate(n=Count("id")).order_by("-n", "kind"))
     recent = flags.select_related("annotator", "dialogue").order_by("-created_at", "-id")[:RECENT_FLAGS]
+    query = urlencode({"status__exact": QualityFlag.Status.OPEN, "batch": batch.pk})
+    site = "admin" if has_role(user, ADMIN) else "review" if can_review_flags(user) else None
     return {
         "count": sum(n for _kind, n in kinds),
         "kinds": [{"kind": kind, "n": n} for kind, n in kinds],
         "recent": list(recent),
-        "admin_url": f"{reverse('admin:annotation_qualityflag_changelist')}?{query}",
+        "review_url": f"{reverse(f'{site}:annotation_qualityflag_changelist')}?{query}" if site else None,
+        "review_site": site,
+        "accepted": accepted_flag_exclusions(batch),
     }
 
 

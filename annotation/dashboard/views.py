@@ -90,7 +90,7 @@ def dashboard(request):
     if batch is not None:
         context |= {
             "summaries": selectors.axis_summaries(context["report"]) if context["report"] else [],
-            "flags": selectors.open_flags(batch),
+            "flags": selectors.open_flags(batch, request.user),
             "job": job or selectors.running_job(batch),
             "stale": selectors.ratings_changed_since(batch, context["report"]) if context["report"] else False,
             "recompute_n_boot": N_BOOT,  # what the button below asks for (the job's n_boot)

@@ -13,15 +13,18 @@ score, ``<axis>_mean`` (``scores_mean``), ``<axis>_confidence`` (mean confidence
 and ``<axis>_n`` (``n_used``); then, when any line carries ``adjudicated`` (the lines are looked
 through before the header is written), per axis ``<axis>_adjudicated`` (the decided score),
 ``<axis>_adjudicated_reason``, ``_by``, ``_at`` and ``_replaced`` (the merged mean the decision
-replaced), empty on axes nobody decided; last ``method`` and ``timestamp`` (when the merge ran).
+replaced), empty on axes nobody decided; when any line carries ``flag_excluded``, per axis
+``<axis>_flag_excluded`` (the annotators accepted quality flags left out, ``ann_a, ann_b``); last
+``method`` and ``timestamp`` (when the merge ran).
 The constant ``annotator_id`` ("consensus") is left out.
 
 Rejected (sheet ``REJECTED_SHEET``, ``REJECTED_COLUMNS``): a rejected line is
 ``{"id", "reasons": {axis: {"reason", ...numbers}}, "n_annotators", "ratings": {annotator: {axis:
 score}}}``. It becomes one row per axis in ``reasons`` (axis order): ``axis``, the ``reason`` code
-(``too_few_ratings``, ``spread_too_wide``), its numbers in ``usable, required`` (too few) or ``min,
-max, max_spread`` (too wide), ``n_annotators``, and ``ratings``, that axis's scores as text
-(``ann_a: 1, ann_b: 5``). The merge rejects per axis only; a line whose ``reasons`` is not a
+(``too_few_ratings``, ``spread_too_wide``, ``flag_accepted``), its numbers in ``usable, required``
+(too few) or ``min, max, max_spread`` (too wide), ``n_annotators``, ``ratings``, that axis's scores as
+text (``ann_a: 1, ann_b: 5``), and ``flags``, the ids of the accepted flags that rejected it.
+The merge rejects per axis only; a line whose ``reasons`` is not a
 mapping of axes (one ``{"reason": ...}``, a text, a list) or is empty becomes one row with axis
 ``all``, the reason(s) as text (a list joined with "; ") and every axis's scores in ``ratings``
 (``ann_a: social 1, avoidant 2, ...; ann_b: ...``).
@@ -71,7 +74,7 @@ RATING_COLUMNS: tuple[str, ...] = (
     "seconds_spent",
 )
 REASON_NUMBERS = ("usable", "required", "min", "max", "max_spread")
-REJECTED_COLUMNS: tuple[str, ...] = ("id", "axis", "reason", *REASON_NUMBERS, "n_annotators", "ratings")
+REJECTED_COLUMNS: tuple[str, ...] = ("id", "axis", "reason", *REASON_NUMBERS, "n_annotators", "ratings", "flags")
 ADJUDICATION_FIELDS = ("score", "reason", "by", "at", "merged")  # keys of a line's adjudicated[axis]
 ADJUDICATION_SUFFIXES = ("", "_reason", "_by", "_at", "_replaced")  # their columns: <axis>_adjudicated<suffix>
 
@@ -86,14 +89,21 @@ HEADER_FONT = Font(bold=True)
 WIDTHS = {"id": 18, "annotator_id": 14, "timestamp": 22, "ratings": 30, "reason": 16}
 
 
-def consensus_columns(*, adjudicated: bool) -> tuple[str, ...]:
-    """The consensus sheet's columns; ``adjudicated`` adds the per-axis adjudication columns."""
+def consensus_columns(*, adjudicated: bool, flagged: bool = False) -> tuple[str, ...]:
+    """The consensus sheet's columns; ``adjudicated`` adds the per-axis adjudication columns, ``flagged`` the
+    per-axis annotators left out by accepted flags."""
     columns = ["id", "n_annotators"]
     for axis in AXES:
         columns += [axis, f"{axis}_mean", f"{axis}_confidence", f"{axis}_n"]
     if adjudicated:
         columns += [f"{axis}_adjudicated{suffix}" for axis in AXES for suffix in ADJUDICATION_SUFFIXES]
+    if flagged:
+        columns += [f"{axis}_flag_excluded" for axis in AXES]
     return (*columns, "method", "timestamp")
+
+
+def has_flag_exclusions(consensus: Iterable[Mapping]) -> bool:
+    return any(line.get("flag_excluded") for line in consensus)
 
 
 def has_adjudications(consensus: Iterable[Mapping]) -> bool:
@@ -112,8 +122,8 @@ def rating_row(row: Sequence) -> list:
     return [dialogue_id, annotator, stamp, source, *values, seconds]
 
 
-def consensus_row(line: Mapping, *, adjudicated: bool) -> list:
-    """One consensus line's values in ``consensus_columns(adjudicated=...)`` order."""
+def consensus_row(line: Mapping, *, adjudicated: bool, flagged: bool = False) -> list:
+    """One consensus line's values in ``consensus_columns(adjudicated=..., flagged=...)`` order."""
     scores, means = line.get("annotations") or {}, line.get("scores_mean") or {}
     confidence, used = line.get("confidence") or {}, line.get("n_used") or {}
     row = [line.get("id"), line.get("n_annotators")]
@@ -124,6 +134,9 @@ def consensus_row(line: Mapping, *, adjudicated: bool) -> list:
         for axis in AXES:
             decision = decided.get(axis) or {}
             row += [decision.get(key) for key in ADJUDICATION_FIELDS]
+    if flagged:
+        left_out = line.get("flag_excluded") or {}
+        row += [_listing(left_out.get(axis)) for axis in AXES]
     return [*row, line.get("method"), line.get("timestamp")]
 
 
@@ -136,13 +149,13 @@ def rejected_rows(line: Mapping) -> list[list]:
         order = [axis for axis in AXES if axis in reasons] + sorted(str(k) for k in reasons if k not in AXES)
         return [
             [head, axis, _text(reasons[axis].get("reason")), *(reasons[axis].get(key) for key in REASON_NUMBERS),
-             n_annotators, _axis_ratings(ratings, axis)]
+             n_annotators, _axis_ratings(ratings, axis), _listing(reasons[axis].get("flags"))]
             for axis in order
         ]  # fmt: skip
     numbers = reasons if isinstance(reasons, Mapping) else {}
     reason = reasons.get("reason") if isinstance(reasons, Mapping) else reasons
     return [[head, ALL_AXES, _text(reason), *(numbers.get(key) for key in REASON_NUMBERS), n_annotators,
-             _all_ratings(ratings)]]  # fmt: skip
+             _all_ratings(ratings), _listing(numbers.get("flags"))]]  # fmt: skip
 
 
 def _text(value) -> str | None:
@@ -151,6 +164,11 @@ def _text(value) -> str | None:
     if isinstance(value, list | tuple):
         return "; ".join(str(part) for part in value)
     return str(value)
+
+
+def _listing(values) -> str | None:
+    """Flag ids or annotator names as one cell (``3, 7``); None for none."""
+    return ", ".join(str(value) for value in values) if values else None
 
 
 def _axis_ratings(ratings: Mapping, axis: str) -> str:
@@ -271,14 +289,14 @@ def write_ratings_xlsx(rows: Iterable[Sequence], out: BinaryIO | str) -> int:
 
 def write_consensus_xlsx(consensus: Sequence[Mapping], rejected: Sequence[Mapping], out: BinaryIO | str) -> None:
     """Consensus lines and rejected lines as one workbook of two sheets, ``CONSENSUS_SHEET`` and ``REJECTED_SHEET``."""
-    adjudicated = has_adjudications(consensus)
+    adjudicated, flagged = has_adjudications(consensus), has_flag_exclusions(consensus)
     write_xlsx(
         out,
         [
             (
                 CONSENSUS_SHEET,
-                consensus_columns(adjudicated=adjudicated),
-                (consensus_row(line, adjudicated=adjudicated) for line in consensus),
+                consensus_columns(adjudicated=adjudicated, flagged=flagged),
+                (consensus_row(line, adjudicated=adjudicated, flagged=flagged) for line in consensus),
             ),
             (REJECTED_SHEET, REJECTED_COLUMNS, (row for line in rejected for row in rejected_rows(line))),
         ],
@@ -325,10 +343,10 @@ def iter_ratings_csv(rows: Iterable[Sequence]) -> Iterator[str]:
 
 
 def iter_consensus_csv(consensus: Sequence[Mapping]) -> Iterator[str]:
-    """The consensus sheet as CSV (adjudication columns as in the workbook)."""
-    adjudicated = has_adjudications(consensus)
-    rows = (consensus_row(line, adjudicated=adjudicated) for line in consensus)
-    return iter_csv(consensus_columns(adjudicated=adjudicated), rows)
+    """The consensus sheet as CSV (adjudication and flag columns as in the workbook)."""
+    adjudicated, flagged = has_adjudications(consensus), has_flag_exclusions(consensus)
+    rows = (consensus_row(line, adjudicated=adjudicated, flagged=flagged) for line in consensus)
+    return iter_csv(consensus_columns(adjudicated=adjudicated, flagged=flagged), rows)
 
 
 def iter_rejected_csv(rejected: Iterable[Mapping]) -> Iterator[str]:

@@ -6,7 +6,7 @@ beside this one say what each group holds.
 """
 
 from annotation.models.dialogue import Batch, Dialogue, DialogueRevision
-from annotation.models.quality import AgreementReport, QualityFlag
+from annotation.models.quality import AgreementReport, QualityFlag, QualityFlagReview
 from annotation.models.queue import Assignment, QueueEntry
 from annotation.models.rating import Annotation, AnnotationEdit, AnnotatorProfile
 from annotation.models.review import Adjudication, ItemComment
@@ -27,6 +27,7 @@ __all__ = [
     "ItemComment",
     "QualificationAttempt",
     "QualityFlag",
+    "QualityFlagReview",
     "QueueEntry",
     "RatingQuarter",
     "RatingTotal",

@@ -103,6 +103,36 @@ class QualityFlag(models.Model):
         verbose_name = _("quality flag")
         verbose_name_plural = _("quality flags")
         indexes = [models.Index(fields=["status", "source"])]
+        # Researchers who hold it review flags on the review site (see annotation.admin.sites); admins
+        # hold every permission.
+        permissions = [("review_qualityflag", _("Can review quality flags (accept, dismiss, reopen)"))]
 
     def __str__(self) -> str:
-        return f"{self.kind}: {self.message[:60]}"
+        return _("quality flag #%(pk)s") % {"pk": self.pk}
+
+
+class QualityFlagReview(models.Model):
+    """One review decision on a flag (accept, dismiss, reopen): who, when, from which status, and why.
+
+    Rows are never changed; the flag's own ``status``, ``reviewer``, ``reviewed_at`` and ``review_note``
+    repeat the latest one.
+    """
+
+    flag = models.ForeignKey(
+        QualityFlag, verbose_name=_("quality flag"), on_delete=models.CASCADE, related_name="reviews"
+    )
+    old_status = models.CharField(_("previous status"), max_length=16, choices=QualityFlag.Status.choices)
+    new_status = models.CharField(_("new status"), max_length=16, choices=QualityFlag.Status.choices)
+    note = models.TextField(_("review note"), blank=True)
+    reviewer = models.ForeignKey(
+        settings.AUTH_USER_MODEL, verbose_name=_("reviewer"), null=True, on_delete=models.SET_NULL, related_name="+"
+    )
+    reviewed_at = models.DateTimeField(_("reviewed at"), default=timezone.now)
+
+    class Meta:
+        ordering = ["-reviewed_at", "-pk"]
+        verbose_name = _("flag review")
+        verbose_name_plural = _("flag reviews")
+
+    def __str__(self) -> str:
+        return f"{self.flag_id}: {self.old_status} -> {self.new_status}"

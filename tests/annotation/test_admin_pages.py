@@ -22,6 +22,7 @@ from annotation.models import (
     QualityFlag,
     TrainingAnswer,
 )
+from annotation.review.flags import flags_review
 from annotation.review.services import adjudication_record, item_comment_create
 from annotation.services import agreement_report_create, annotation_update
 from tests.annotation.conftest import dialogue, rating
@@ -46,6 +47,7 @@ def data(jsonl, annotator, staff_user):
     DialogueRevision.objects.create(dialogue=item, source="file.jsonl:1", user_text=EVIL, response_text="r")
     adjudication_record(dialogue=item, axis="social", score=3, reason=EVIL, user=staff_user)
     item_comment_create(dialogue=item, author=annotator, text=EVIL, problem=True)
+    flags_review(flags=QualityFlag.objects.all()[:1], status="dismissed", note=EVIL, user=staff_user)
     Assignment.objects.create(dialogue=item, batch=batch, annotator=annotator, status="skipped",
                               expires_at=timezone.now(), finished_at=timezone.now(), skip_reason=EVIL)  # fmt: skip
     gold = GoldItem.objects.create(

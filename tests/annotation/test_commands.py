@@ -86,6 +86,7 @@ def test_kappa_calculator_rejects_bad_input_naming_the_line(jsonl, tmp_path):
     assert not out.exists()
 
 
+@pytest.mark.django_db  # accepted quality flags are looked up (none here)
 def test_merge_writes_consensus_rejected_and_reports(jsonl, tmp_path, capsys):
     rows = _batch(annotators=("ann_001", "ann_002", "ann_003", "ann_004"), random_annotator="ann_004")
     rows.append(rating(100, "ann_001"))  # one rating only: rejected
@@ -112,6 +113,7 @@ def test_merge_writes_consensus_rejected_and_reports(jsonl, tmp_path, capsys):
     assert "left out of social: ann_004" in capsys.readouterr().out
 
 
+@pytest.mark.django_db
 @pytest.mark.parametrize("method", ["weighted_average", "median", "majority"])
 def test_merge_methods_write_the_method_on_each_line(jsonl, tmp_path, method):
     out = tmp_path / f"{method}.jsonl"

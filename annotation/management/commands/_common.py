@@ -132,3 +132,27 @@ def read_rating_files(paths: list[str]) -> RatingSet:
     if not records:
         raise CommandError(f"no ratings in {', '.join(paths)}")
     return rating_set(records)
+
+
+def merge_report_lines(summary: dict) -> list[str]:
+    """What a merge left out and why, one line each: low-agreement annotators and accepted quality flags."""
+    lines = [
+        f"left out of {axis}: {entry['annotator']} (kappa with the others {entry['kappa_vs_rest']:.3f})"
+        for axis, listing in summary["annotators"].items()
+        for entry in listing["excluded"]
+    ]
+    for entry in summary.get("flag_exclusions", ()):
+        axes = ", ".join(entry["axes"])
+        review = f"accepted by {entry['reviewer'] or 'unknown'} at {entry['reviewed_at']}"
+        if entry["note"]:
+            review += f": {entry['note']}"
+        if entry["annotator"] is None:
+            lines.append(
+                f"flag #{entry['flag']} ({entry['kind']}, {review}) rejects {entry['items_rejected']} item(s) on {axes}"
+            )
+        else:
+            lines.append(
+                f"flag #{entry['flag']} ({entry['kind']}, {review}) leaves out {entry['annotator']} on {axes}: "
+                f"{entry['ratings_excluded']} rating(s)"
+            )
+    return lines

@@ -6,10 +6,16 @@ from annotation.aggregation.consensus import METHODS, merge_with_exclusions
 from annotation.axes import MIN_CONFIDENCE, MIN_KAPPA
 from annotation.io.dataset import rating_set
 from annotation.io.sheets import REJECTED_SHEET, write_consensus_csv, write_consensus_xlsx, write_rejected_csv
-from annotation.management.commands._common import add_float_option, atomic_output, output_file, write_jsonl
+from annotation.management.commands._common import (
+    add_float_option,
+    atomic_output,
+    merge_report_lines,
+    output_file,
+    write_jsonl,
+)
 from annotation.management.commands._formats import add_format_option, check_file_name
 from annotation.models import Batch
-from annotation.review.selectors import batch_consensus
+from annotation.review.selectors import accepted_flag_exclusions, batch_consensus
 from annotation.selectors import annotation_records
 
 
@@ -47,7 +53,11 @@ class Command(BaseCommand):
         else:
             records = annotation_records()
             merged = records and merge_with_exclusions(
-                rating_set(records), method=method, min_kappa=min_kappa, min_confidence=min_confidence
+                rating_set(records),
+                method=method,
+                min_kappa=min_kappa,
+                min_confidence=min_confidence,
+                flag_exclusions=accepted_flag_exclusions(),
             )
         if not merged:
             raise CommandError("no ratings stored" + (f" in batch {batch}" if batch else ""))
@@ -68,9 +78,8 @@ class Command(BaseCommand):
             else:
                 n_consensus = write_jsonl(output, result.consensus)
                 n_rejected = write_jsonl(rejected_path, result.rejected)
-        for axis, listing in summary["annotators"].items():
-            for entry in listing["excluded"]:
-                self.stdout.write(f"left out of {axis}: {entry['annotator']} (kappa {entry['kappa_vs_rest']:.3f})")
+        for line in merge_report_lines(summary):
+            self.stdout.write(line)
         adjudicated = summary["adjudicated_items"]
         self.stdout.write(
             self.style.SUCCESS(

@@ -7,6 +7,7 @@ from annotation.aggregation.reports import N_BOOT, SEED, kappa_report
 from annotation.axes import MIN_CONFIDENCE, MIN_KAPPA
 from annotation.management.commands._common import (
     add_float_option,
+    merge_report_lines,
     output_file,
     output_folder,
     read_rating_files,
@@ -14,13 +15,15 @@ from annotation.management.commands._common import (
     write_jsonl,
 )
 from annotation.quality.outliers import outlier_report
+from annotation.review.selectors import accepted_flag_exclusions
 
 
 class Command(BaseCommand):
     help = (
         "Merge several annotators' ratings (seed A.3 output JSONL) into one consensus line per item (seed A.6). "
         "Low-confidence ratings and annotators with low leave-one-out kappa on an axis are left out; items with "
-        "too few usable ratings or too wide a spread go to the rejected file."
+        "too few usable ratings or too wide a spread go to the rejected file. Quality flags accepted in the "
+        "database leave out what they flag (matched by annotator and dialogue id) unless --ignore-flags is given."
     )
 
     def add_arguments(self, parser):
@@ -43,15 +46,36 @@ class Command(BaseCommand):
         )
         parser.add_argument("--n-boot", type=int, default=N_BOOT, help="bootstrap replicates for the kappa report")
         parser.add_argument("--seed", type=int, default=SEED)
+        parser.add_argument(
+            "--ignore-flags",
+            action="store_true",
+            help="do not apply the quality flags accepted in the database (merge the files as they are)",
+        )
 
     def handle(
-        self, *args, input, output, method, min_kappa, min_confidence, rejected, reports, n_boot, seed, **options
+        self,
+        *args,
+        input,
+        output,
+        method,
+        min_kappa,
+        min_confidence,
+        rejected,
+        reports,
+        n_boot,
+        seed,
+        ignore_flags,
+        **options,
     ):
         if not 0 <= min_confidence <= 1:
             raise CommandError(f"--min_confidence must be from 0 to 1, got {min_confidence}")
         ratings = read_rating_files(input)
         result, merge_summary = merge_with_exclusions(
-            ratings, method=method, min_kappa=min_kappa, min_confidence=min_confidence
+            ratings,
+            method=method,
+            min_kappa=min_kappa,
+            min_confidence=min_confidence,
+            flag_exclusions=() if ignore_flags else accepted_flag_exclusions(),
         )
         rejected_path = Path(rejected) if rejected else Path(output).parent / "rejected" / "low_agreement.jsonl"
         n_consensus = write_jsonl(output, result.consensus)
@@ -61,11 +85,8 @@ class Command(BaseCommand):
             report["merge"] = merge_summary
             write_json(Path(reports) / "kappa_report.json", report)
             write_json(Path(reports) / "outlier_report.json", outlier_report(ratings))
-        for axis, listing in merge_summary["annotators"].items():
-            for entry in listing["excluded"]:
-                self.stdout.write(
-                    f"left out of {axis}: {entry['annotator']} (kappa with the others {entry['kappa_vs_rest']:.3f})"
-                )
+        for line in merge_report_lines(merge_summary):
+            self.stdout.write(line)
         self.stdout.write(
             self.style.SUCCESS(
                 f"{n_consensus} consensus items ({method}) written to {output}; "

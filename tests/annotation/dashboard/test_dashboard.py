@@ -182,14 +182,15 @@ def test_open_flags_are_counted_and_linked_to_the_admin_changelist(client, staff
     other = Batch.objects.create(name="other")
     QualityFlag.objects.create(source="outlier", kind="x", report=AgreementReport.objects.create(
         batch=other, source="batch other", passed=False, report={}), message="elsewhere")  # fmt: skip
-    flags = open_flags(batch)
+    flags = open_flags(batch, staff_user)
     open_count = QualityFlag.objects.filter(status="open", report__batch=batch).count()
     assert flags["count"] == open_count > 0
+    assert flags["review_site"] == "admin" and flags["review_url"].startswith("/admin/")
     client.force_login(staff_user)
     client.cookies["django_language"] = "en"
     html = client.get(URL, {"batch": batch.pk}).content.decode()
-    assert f'data-open-flags="{open_count}"' in html and flags["admin_url"].replace("&", "&amp;") in html
-    changelist = client.get(flags["admin_url"])
+    assert f'data-open-flags="{open_count}"' in html and flags["review_url"].replace("&", "&amp;") in html
+    changelist = client.get(flags["review_url"])
     assert changelist.status_code == 200
     assert changelist.context["cl"].result_count == open_count
 

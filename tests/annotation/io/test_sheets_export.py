@@ -251,6 +251,21 @@ def test_adjudication_columns_appear_only_when_a_line_has_one():
     assert list(csv_header) == list(sheets.consensus_columns(adjudicated=True))
 
 
+def test_flag_columns_list_the_annotators_accepted_flags_left_out_and_the_flags_that_rejected_an_item():
+    plain = consensus_line()
+    assert not any("flag" in name for name in sheets.consensus_columns(adjudicated=False))
+    flagged = consensus_line("d2", flag_excluded={"social": ["ann_b", "=ann_c"]})
+    rows = xlsx_rows(xlsx_bytes(lambda out: sheets.write_consensus_xlsx([plain, flagged], [], out)), "consensus")
+    assert list(rows[0]) == list(sheets.consensus_columns(adjudicated=False, flagged=True))
+    assert rows[0]["social_flag_excluded"] is None and rows[1]["avoidant_flag_excluded"] is None
+    assert rows[1]["social_flag_excluded"] == "ann_b, =ann_c"  # a text cell: never a formula
+    csv_row = csv_rows(csv_bytes(sheets.iter_consensus_csv([plain, flagged])))[1]
+    assert csv_row["social_flag_excluded"] == "ann_b, =ann_c"
+    rejected = rejected_line(reasons={"social": {"reason": "flag_accepted", "flags": [7, 9]}})
+    [row] = [dict(zip(sheets.REJECTED_COLUMNS, r, strict=True)) for r in sheets.rejected_rows(rejected)]
+    assert (row["axis"], row["reason"], row["flags"]) == ("social", "flag_accepted", "7, 9")
+
+
 def test_rejected_lines_become_one_row_per_axis_or_one_all_row():
     rows = [dict(zip(sheets.REJECTED_COLUMNS, row, strict=True)) for row in sheets.rejected_rows(rejected_line())]
     assert [row["axis"] for row in rows] == ["social", "avoidant"]  # axis order, not the line's order
@@ -265,11 +280,12 @@ def test_rejected_lines_become_one_row_per_axis_or_one_all_row():
         "max_spread": 2,
         "n_annotators": 2,
         "ratings": "ann_a: 1, ann_b: 5",
+        "flags": None,
     }
     assert (rows[1]["reason"], rows[1]["usable"], rows[1]["required"]) == ("too_few_ratings", 1, 2)
     [flat] = sheets.rejected_rows(rejected_line(reasons={"reason": "too_few_ratings", "usable": 0}))
     assert flat[1:5] == ["all", "too_few_ratings", 0, None]
-    assert flat[-1] == (
+    assert flat[-1] is None and flat[-2] == (
         "ann_a: social 1, avoidant 2, mechanical 1, self 1; ann_b: social 5, avoidant 2, mechanical 1, self 1"
     )
     [listed] = sheets.rejected_rows(rejected_line(reasons=["no consensus", "flagged"]))

@@ -1,0 +1,66 @@
+"""The review site (``/review/``): the admin's flag review for researchers who hold the review permission.
+
+Why a second admin site and not staff status: in this project staff users are admins of everything
+(``core.roles`` gives them the admin role), so making a reviewer staff would open far more than the flags.
+The review site runs the very same model admins (the same list, filters, page and actions as ``/admin/``)
+with only the models a review needs: the flags and their review history, read-only ratings with their
+edit history, and the reports the flags came from.
+"""
+
+from django.contrib import admin
+from django.utils.translation import gettext_lazy as _
+
+from annotation.admin.flags import QualityFlagAdmin, QualityFlagReviewAdmin
+from annotation.admin.ratings import AnnotationAdmin, AnnotationEditAdmin
+from annotation.admin.reports import AgreementReportAdmin
+from annotation.models import AgreementReport, Annotation, AnnotationEdit, QualityFlag, QualityFlagReview
+from annotation.review.flags import can_review_flags
+
+
+class ReviewSite(admin.AdminSite):
+    site_header = _("JAIML quality review")
+    site_title = _("JAIML quality review")
+    index_title = _("Quality flags and the ratings they are about")
+    site_url = "/"
+
+    def has_permission(self, request) -> bool:
+        return request.user.is_active and can_review_flags(request.user)
+
+
+class _ReadOnlyForReviewers:
+    """Reviewers read these; nobody changes them on the review site."""
+
+    def has_module_permission(self, request) -> bool:
+        return can_review_flags(request.user)
+
+    def has_view_permission(self, request, obj=None) -> bool:
+        return can_review_flags(request.user)
+
+    def has_add_permission(self, request, obj=None) -> bool:
+        return False
+
+    def has_change_permission(self, request, obj=None) -> bool:
+        return False
+
+    def has_delete_permission(self, request, obj=None) -> bool:
+        return False
+
+
+class ReviewAnnotationAdmin(_ReadOnlyForReviewers, AnnotationAdmin):
+    pass
+
+
+class ReviewAnnotationEditAdmin(_ReadOnlyForReviewers, AnnotationEditAdmin):
+    pass
+
+
+class ReviewAgreementReportAdmin(_ReadOnlyForReviewers, AgreementReportAdmin):
+    pass
+
+
+review_site = ReviewSite(name="review")
+review_site.register(QualityFlag, QualityFlagAdmin)
+review_site.register(QualityFlagReview, QualityFlagReviewAdmin)
+review_site.register(Annotation, ReviewAnnotationAdmin)
+review_site.register(AnnotationEdit, ReviewAnnotationEditAdmin)
+review_site.register(AgreementReport, ReviewAgreementReportAdmin)
