@@ -27,11 +27,13 @@ from core.roles import ADMIN, ANNOTATOR, RESEARCHER
 class DemoAccount:
     username: str
     role: str
+    groups: tuple[str, ...] = ()  # groups beyond the role's, e.g. "reviewer" (the flag review permission)
 
 
 DEMO_ACCOUNTS = [
     DemoAccount("admin", ADMIN),
     DemoAccount("researcher", RESEARCHER),
+    DemoAccount("reviewer", RESEARCHER, groups=("reviewer",)),  # a researcher who reviews quality flags
     DemoAccount("annotator1", ANNOTATOR),
     DemoAccount("annotator2", ANNOTATOR),
 ]
@@ -92,6 +94,8 @@ def ensure_demo_accounts() -> list[tuple[DemoAccount, str]]:
             user.save()
             if account.role != ADMIN:
                 user.groups.add(Group.objects.get_or_create(name=account.role)[0])
+            for name in account.groups:  # made by a migration with its permissions; get_or_create for a bare test DB
+                user.groups.add(Group.objects.get_or_create(name=name)[0])
             result.append((account, password))
     if changed:
         _write_credentials(credentials)

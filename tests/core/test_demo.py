@@ -24,16 +24,20 @@ def _login_request():
     return RequestFactory().post("/login/")
 
 
-def test_load_demo_creates_the_four_accounts_and_prints_their_passwords(demo_mode, capsys):
+def test_load_demo_creates_the_five_accounts_and_prints_their_passwords(demo_mode, capsys):
     call_command("load_demo")
     out = capsys.readouterr().out
     credentials = json.loads(credentials_path().read_text())
-    assert set(credentials) == {"admin", "researcher", "annotator1", "annotator2"}
+    assert set(credentials) == {"admin", "researcher", "reviewer", "annotator1", "annotator2"}
     for username, password in credentials.items():
         assert f"{username}" in out and password in out
         assert authenticate(_login_request(), username=username, password=password) is not None
     assert user_roles(User.objects.get(username="annotator1")) == {"annotator"}
     assert user_roles(User.objects.get(username="researcher")) == {"researcher"}
+    reviewer = User.objects.get(username="reviewer")
+    assert user_roles(reviewer) == {"researcher"} and not reviewer.is_staff
+    assert reviewer.has_perm("annotation.review_qualityflag") and "researcher (+ reviewer)" in out
+    assert not User.objects.get(username="researcher").has_perm("annotation.review_qualityflag")
     assert User.objects.get(username="admin").is_superuser
     assert stat.S_IMODE(credentials_path().stat().st_mode) == 0o600
 

@@ -21,4 +21,5 @@ class Command(BaseCommand):
         accounts = ensure_demo_accounts()
         self.stdout.write(self.style.MIGRATE_HEADING("Demo accounts (demo mode only): user name, password, role"))
         for account, password in accounts:
-            self.stdout.write(f"  {account.username:<12} {password:<14} {account.role}")
+            extra = f" (+ {', '.join(account.groups)})" if account.groups else ""
+            self.stdout.write(f"  {account.username:<12} {password:<14} {account.role}{extra}")
