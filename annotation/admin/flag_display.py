@@ -40,7 +40,10 @@ def dialogue_text(flag: QualityFlag) -> str:
     dialogue = flag_item(flag)
     if dialogue is None:
         return "—"
-    pairs = ((turn.get("speaker", ""), turn.get("text", "")) for turn in dialogue.context)
+    speakers = {"user": _("User:"), "ai": _("AI:")}
+    pairs = (
+        (speakers.get(turn.get("speaker"), turn.get("speaker", "")), turn.get("text", "")) for turn in dialogue.context
+    )
     turns = format_html_join("", '<p class="flag-turn"><b>{}</b> {}</p>', pairs)
     return format_html(
         '<div class="flag-dialogue" data-dialogue="{}">{}<p><b>{}</b> {}</p><p><b>{}</b> {}</p></div>',

@@ -16,6 +16,7 @@ from django.db.models.functions import Coalesce, Greatest
 from annotation.axes import AXES
 from annotation.guidelines.scale import AXIS_NAMES
 from annotation.models import Adjudication, AgreementReport, Annotation, Batch, Dialogue, ItemComment, QualityFlag
+from annotation.review.selectors import flag_batch_expression
 from annotation.workspace.status import STATUS_LABELS
 from annotation.workspace.upload_jobs import DIALOGUES_UPLOAD
 from core.models import Job
@@ -35,11 +36,6 @@ def open_flags_q() -> Q:
     return Q(status=QualityFlag.Status.OPEN)
 
 
-def _flag_batch():
-    """The batch a flag belongs to: its item's, else its rating's item's, else its report's."""
-    return Coalesce("dialogue__batch_id", "annotation__dialogue__batch_id", "report__batch_id")
-
-
 def _kappa_fields() -> dict[str, F]:
     return {f"kappa_{axis}": F(f"report__axes__{axis}__kappa") for axis in AXES}
 
@@ -56,7 +52,9 @@ def batch_rows() -> list[dict]:
     items = _grouped(Dialogue.objects.all(), "batch_id", n=Count("pk"))
     ratings = _grouped(Annotation.objects.all(), "dialogue__batch_id", n=Count("pk"), last=Max("updated_at"))
     flags = _grouped(
-        QualityFlag.objects.filter(open_flags_q()).annotate(flag_batch=_flag_batch()), "flag_batch", n=Count("pk")
+        QualityFlag.objects.filter(open_flags_q()).annotate(flag_batch=flag_batch_expression()),
+        "flag_batch",
+        n=Count("pk"),
     )
     problems = _grouped(
         ItemComment.objects.filter(problem=True, resolved_at__isnull=True), "dialogue__batch_id", n=Count("pk")
@@ -235,7 +233,7 @@ def batch_counts(batch: Batch) -> dict:
         "disputed": per_item.filter(max_spread__gte=batch.disagreement_spread).count(),
         "adjudicated": items.filter(Exists(_in_force_adjudications())).count(),
         "flags": QualityFlag.objects.filter(open_flags_q())
-        .annotate(flag_batch=_flag_batch())
+        .annotate(flag_batch=flag_batch_expression())
         .filter(flag_batch=batch.pk)
         .count(),
         "problems": ItemComment.objects.filter(dialogue__batch=batch, problem=True, resolved_at__isnull=True).count(),
