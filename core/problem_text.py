@@ -2,14 +2,31 @@
 
 A problem made with ``Problem.of`` (core.jsonl) carries its English template and parameters; the
 template is a msgid, and so is every ``*_text`` parameter (a nested template such as "from 1 to 5",
-or a JSON type name). A problem without a template shows its English message as it is.
+or a JSON type name). A problem without a template shows its English message as it is. Any problem
+kept the same way (a rating sheet's ``SheetProblem``), or a row of one stored as a dict, shows the same.
 """
 
 from __future__ import annotations
 
+from collections.abc import Iterable
+from typing import Protocol
+
 from django.utils.translation import gettext
 
 from core.jsonl import Problem
+
+
+class TemplatedProblem(Protocol):
+    """A problem that keeps its English message, and the template and parameters it was filled from."""
+
+    @property
+    def message(self) -> str: ...
+
+    @property
+    def template(self) -> str: ...
+
+    @property
+    def params(self) -> Iterable[tuple[str, object]]: ...
 
 
 def _filled(template: str, params: dict) -> str:
@@ -22,7 +39,7 @@ def _filled(template: str, params: dict) -> str:
     return translated % values
 
 
-def problem_message(problem: Problem) -> str:
+def problem_message(problem: TemplatedProblem) -> str:
     """The problem's message in the active language (English when it has no template or no translation)."""
     if not problem.template:
         return problem.message
@@ -55,7 +72,10 @@ def problem_row(problem: Problem, *, names: dict[str, str] | None = None) -> dic
 
 
 def problem_row_message(row: dict) -> str:
-    """A row's message in the active language (rows stored before templates existed show their message)."""
+    """A row's message in the active language (rows stored before templates existed show their message).
+
+    ``params`` is a dict, or a list of (name, value) pairs (a dataclass's ``params`` stored as JSON).
+    """
     if not row.get("template"):
         return str(row.get("message", ""))
     return _filled(row["template"], dict(row.get("params") or {}))

@@ -86,8 +86,7 @@ class FlagReviewInline(admin.TabularInline):
 @admin.register(QualityFlag)
 class QualityFlagAdmin(admin.ModelAdmin):
     form = FlagReviewForm
-    list_display = ["kind_name", "finding", "who", "item", "axis_name", "statistic_value", "threshold_value",
-                    "status", "reviewed_by", "created"]  # fmt: skip
+    list_display = ["kind_name", "finding", "who", "item", "axis_name", "statistic_and_threshold", "status", "created"]
     list_display_links = ["kind_name"]
     list_filter = ["status", KindFilter, BatchFilter, ("annotator", admin.RelatedOnlyFieldListFilter), AxisFilter,
                    "source"]  # fmt: skip
@@ -167,6 +166,12 @@ class QualityFlagAdmin(admin.ModelAdmin):
     @admin.display(description=_("threshold"), ordering="threshold")
     def threshold_value(self, obj):
         return rounded(obj.threshold)
+
+    @admin.display(description=_("statistic / threshold"), ordering="statistic")
+    def statistic_and_threshold(self, obj):
+        if obj.statistic is None and obj.threshold is None:
+            return "—"
+        return f"{rounded(obj.statistic)} / {rounded(obj.threshold)}"
 
     @admin.display(description=_("annotator"), ordering="annotator__username")
     def who(self, obj):

@@ -22,7 +22,9 @@ from annotation.axes import AXES
 from annotation.io.imports import ChangedRating, NewRating, ratings_store
 from annotation.models import Annotation, Batch, Dialogue, ItemComment
 from annotation.spreadsheets import layout
-from annotation.spreadsheets.reader import SheetContent, SheetProblem, SheetRating, read_sheet
+from annotation.spreadsheets import problems as msgids
+from annotation.spreadsheets.problems import SheetProblem
+from annotation.spreadsheets.reader import SheetContent, SheetRating, read_sheet
 from annotation.spreadsheets.template import cell_text
 from core.roles import ANNOTATOR
 from core.spreadsheet_cells import is_formula_like
@@ -79,15 +81,15 @@ def sheet_import(*, path, name: str | None = None, annotator=None, dry_run: bool
     return summary
 
 
-def _problem(file: str, message: str, *, row: int | None = None, column: int | None = None, value="") -> SheetProblem:
-    return SheetProblem(
-        sheet=layout.RATINGS_SHEET if row is not None else file,
-        row=row,
-        column=layout.column_letter(column) if column is not None else None,
-        header=layout.HEADERS[column] if column is not None else None,
-        value=str(value)[:80],
-        message=message,
-    )
+def _problem(file: str, template: str, /, **params) -> SheetProblem:
+    """A problem with the whole sheet: ``template`` (``annotation.spreadsheets.problems``) filled with ``params``."""
+    return SheetProblem.of(file, None, None, None, "", template, **params)
+
+
+def _id_problem(rating: SheetRating, template: str, /, **params) -> SheetProblem:
+    """A problem with a rated row's id cell (named on the ratings sheet, a CSV's too)."""
+    return SheetProblem.of(layout.RATINGS_SHEET, rating.row, layout.column_letter(_ID_COLUMN),
+                           layout.HEADERS[_ID_COLUMN], rating.id[:80], template, **params)  # fmt: skip
 
 
 def stored_text(cell: str) -> str:
@@ -100,18 +102,18 @@ def _annotator_of(content: SheetContent, annotator, file: str, problems: list) -
     named = stored_text(meta.annotator) if meta is not None and meta.annotator else None
     if annotator is None and named is None:
         if content.kind == "csv":
-            problems.append(_problem(file, "a CSV does not say whose ratings it holds; give the annotator"))
+            problems.append(_problem(file, msgids.CSV_NAMES_NOBODY))
         return None
     if annotator is not None and named is not None and annotator.get_username() != named:
-        message = f"this sheet was made for {named!r}, not for {annotator.get_username()!r}; upload your own sheet"
-        problems.append(_problem(file, message))
+        problems.append(_problem(file, msgids.SHEET_OF_ANOTHER_ANNOTATOR, named=repr(named),
+                                 annotator=repr(annotator.get_username())))  # fmt: skip
         return None
     user = annotator or get_user_model().objects.filter(username=named).first()
     if user is None:
-        problems.append(_problem(file, f"the sheet's annotator {named!r} has no account here"))
+        problems.append(_problem(file, msgids.ANNOTATOR_WITHOUT_ACCOUNT, annotator=repr(named)))
         return None
     if not user.groups.filter(name=ANNOTATOR).exists():
-        problems.append(_problem(file, f"{user.get_username()!r} does not have the annotator role"))
+        problems.append(_problem(file, msgids.NOT_AN_ANNOTATOR, annotator=repr(user.get_username())))
         return None
     return user
 
@@ -121,23 +123,22 @@ def _batch_of(content: SheetContent, file: str, problems: list) -> Batch | None:
     if meta is not None and meta.batch_id is not None:
         batch = Batch.objects.filter(pk=meta.batch_id).first()
         if batch is None:
-            problems.append(_problem(file, f"the sheet's batch {stored_text(meta.batch)!r} no longer exists"))
+            problems.append(_problem(file, msgids.BATCH_GONE, batch=repr(stored_text(meta.batch))))
         return batch
     ids = {stored_text(rating.id) for rating in content.ratings}
     names = sorted(set(Batch.objects.filter(dialogues__external_id__in=ids).values_list("name", flat=True)))
     if len(names) > 1:
-        problems.append(_problem(file, f"the rows hold dialogues of several batches ({', '.join(names)}); one "
-                                       "sheet holds one batch"))  # fmt: skip
+        problems.append(_problem(file, msgids.SEVERAL_BATCHES, batches=", ".join(names)))
         return None
     return Batch.objects.get(name=names[0]) if names else None
 
 
 def _may_rate(batch: Batch, user, file: str, problems: list) -> None:
     if batch.status == Batch.Status.CLOSED:
-        problems.append(_problem(file, f"batch {batch.name!r} is closed; it takes no more ratings"))
+        problems.append(_problem(file, msgids.BATCH_CLOSED, batch=repr(batch.name)))
     elif batch.restricted and not batch.annotators.filter(pk=user.pk).exists():
-        message = f"batch {batch.name!r} is open only to its chosen annotators and {user.get_username()!r} is not one"
-        problems.append(_problem(file, message))
+        problems.append(_problem(file, msgids.BATCH_RESTRICTED, batch=repr(batch.name),
+                                 annotator=repr(user.get_username())))  # fmt: skip
 
 
 def _dialogues(content: SheetContent, batch: Batch | None, problems: list) -> dict[str, Dialogue]:
@@ -152,17 +153,12 @@ def _dialogues(content: SheetContent, batch: Batch | None, problems: list) -> di
     dialogues = {}
     for rating in content.ratings:
         dialogue = found.get(ids[rating.id])
-        where = {"row": rating.row, "column": _ID_COLUMN, "value": rating.id}
         if dialogue is None:
-            problems.append(_problem("", "unknown dialogue id: not a dialogue stored here", **where))
+            problems.append(_id_problem(rating, msgids.UNKNOWN_ID))
         elif batch is not None and dialogue.batch_id != batch.pk:
-            problems.append(_problem("", f"a dialogue of another batch, not of {batch.name!r}", **where))
+            problems.append(_id_problem(rating, msgids.OTHER_BATCH, batch=repr(batch.name)))
         elif _digest_of(rating) != _stored_digest(dialogue):
-            message = (
-                "the texts of this row differ from the stored dialogue (edited in the sheet, or the dialogue was "
-                "changed since the sheet was made); download a new sheet"
-            )
-            problems.append(_problem("", message, **where))
+            problems.append(_id_problem(rating, msgids.TEXTS_CHANGED_SINCE))
         else:
             dialogues[rating.id] = dialogue
     return dialogues

@@ -2,7 +2,8 @@
 
 The file's type is told by its content, not its name: a ZIP is read as an Excel workbook (in
 openpyxl's read-only mode, formulas as written), anything else as CSV. Every problem is collected,
-located by sheet, row, column letter and header, up to a limit: one upload shows them all.
+located by sheet, row, column letter and header, up to a limit: one upload shows them all. Their
+messages are the templates of ``annotation.spreadsheets.problems`` (English, translated where shown).
 
 What is checked: the header row (exactly ``layout.HEADERS``; when it differs, the data rows are
 not read, since their meaning is unknown); on each data row the id, the four scores (integers
@@ -27,6 +28,7 @@ from pathlib import Path
 
 import openpyxl
 
+from annotation.spreadsheets import problems as msgids
 from annotation.spreadsheets.layout import (
     CONFIDENCE_KEYS,
     DEFAULT_CONFIDENCE,
@@ -42,10 +44,10 @@ from annotation.spreadsheets.layout import (
     row_digest,
     sheet_checksum,
 )
+from annotation.spreadsheets.problems import SheetProblem
 
 ZIP_MAGIC = b"PK\x03\x04"
 OLE_MAGIC = b"\xd0\xcf\x11\xe0"  # legacy .xls (and other old Office files)
-ACCEPTED = "accepted: .xlsx (Excel, Google Sheets, LibreOffice) or UTF-8 CSV"
 MAX_SHOWN = 80  # characters of a value shown in a problem
 
 _WIDTH = len(HEADERS)
@@ -56,24 +58,6 @@ _COMMENT = KEYS.index("comment")
 _VALUE_COLUMNS = (_ID, *_SCORES, *_CONFIDENCES)  # where a formula is a problem
 _DIGITS = re.compile(r"[0-9]+")
 _DECIMAL = re.compile(r"[0-9]+(?:\.[0-9]*)?|\.[0-9]+")
-
-
-@dataclass(frozen=True)
-class SheetProblem:
-    sheet: str  # sheet name, or the file name (CSV, and problems with the whole file)
-    row: int | None  # 1-based spreadsheet row (header = 1); None for file-level problems
-    column: str | None  # column letter, e.g. "E"
-    header: str | None  # that column's header text (the expected one)
-    value: str  # the offending value as text ("" when blank), shortened to MAX_SHOWN characters
-    message: str  # in English: what is wrong and what is accepted
-
-    def __str__(self) -> str:
-        where = self.sheet
-        if self.row is not None:
-            where += f"!{self.column}{self.row}" if self.column else f" row {self.row}"
-        if self.header:
-            where += f" ({self.header})"
-        return f"{where}: {self.message}"
 
 
 @dataclass(frozen=True)
@@ -124,8 +108,7 @@ def read_sheet(path: str | Path, *, name: str | None = None, max_problems: int =
         _read_xlsx(path, name, content, problems)
     elif data.startswith(OLE_MAGIC):
         content = SheetContent("xlsx", None, [], [], [])
-        message = "not a spreadsheet this site reads: a legacy Excel .xls file; save it as .xlsx"
-        problems.add(SheetProblem(name, None, None, None, "", f"{message} ({ACCEPTED})"))
+        problems.whole(name, msgids.LEGACY_XLS, accepted_text=msgids.ACCEPTED_FILES)
     else:
         content = SheetContent("csv", None, [], [], [])
         _read_csv(data, name, content, problems)
@@ -146,16 +129,22 @@ class _Problems:
         if len(self.kept) < self.limit:
             self.kept.append(problem)
 
-    def cell(self, sheet: str, row: int, index: int, value, message: str) -> None:
+    def cell(self, sheet: str, row: int, index: int, value, template: str, /, **params) -> None:
+        """A problem with the cell in column ``index`` of ``row``."""
         header = HEADERS[index] if index < _WIDTH else None
-        self.add(SheetProblem(sheet, row, column_letter(index), header, _shown(value), message))
+        self.add(SheetProblem.of(sheet, row, column_letter(index), header, _shown(value), template, **params))
+
+    def whole(self, sheet: str, template: str, /, **params) -> None:
+        """A problem with the whole file (``sheet`` its name) or the whole sheet."""
+        self.add(SheetProblem.of(sheet, None, None, None, "", template, **params))
 
     def close(self, name: str) -> list[SheetProblem]:
         if self.total <= self.limit:
             return self.kept
         shown = self.limit - 1
-        message = f"{self.total - shown} more problem(s) not shown ({self.total} in all); fix these and read it again"
-        return [*self.kept[:shown], SheetProblem(name, None, None, None, "", message)]
+        more = SheetProblem.of(name, None, None, None, "", msgids.MORE_NOT_SHOWN, more=self.total - shown,
+                               total=self.total)  # fmt: skip
+        return [*self.kept[:shown], more]
 
 
 class _Unreadable(Exception):
@@ -196,14 +185,12 @@ def _read_xlsx(path: Path, name: str, content: SheetContent, problems: _Problems
         try:
             workbook = openpyxl.load_workbook(handle, read_only=True, data_only=False)
         except Exception as exc:  # a .docx, a corrupt ZIP, ...: whatever openpyxl trips over
-            message = f"not a spreadsheet: a ZIP file that is not an Excel workbook ({_reason(exc)}); {ACCEPTED}"
-            problems.add(SheetProblem(name, None, None, None, "", message))
+            problems.whole(name, msgids.NOT_A_WORKBOOK, reason=_reason(exc), accepted_text=msgids.ACCEPTED_FILES)
             return
         try:
             _read_workbook(workbook, name, content, problems)
         except _Unreadable as exc:
-            message = f"the workbook could not be read ({_reason(exc.__cause__)}); save it again as .xlsx"
-            problems.add(SheetProblem(name, None, None, None, "", message))
+            problems.whole(name, msgids.UNREADABLE_WORKBOOK, reason=_reason(exc.__cause__))
         finally:
             workbook.close()
 
@@ -234,21 +221,17 @@ def _read_workbook(workbook, name: str, content: SheetContent, problems: _Proble
         if content.meta is not None:
             check_digests = content.meta.template_version == TEMPLATE_VERSION
             if not check_digests:
-                message = (
-                    f"template version {content.meta.template_version!r}, but this site reads version "
-                    f"{TEMPLATE_VERSION!r}; download a new template and copy your ratings into it"
-                )
-                problems.add(SheetProblem(META_SHEET, None, None, None, _shown(content.meta.template_version), message))
+                version = content.meta.template_version
+                problems.add(SheetProblem.of(META_SHEET, None, None, None, _shown(version), msgids.OLD_TEMPLATE_VERSION,
+                                             found=repr(version), expected=repr(TEMPLATE_VERSION)))  # fmt: skip
     else:
-        message = (
-            f"no hidden sheet {META_SHEET!r}: the file was not made from the downloaded template, or was rewritten "
-            "by a tool that drops hidden sheets; ids and locked texts cannot be checked. Fill the downloaded template"
-        )
-        problems.add(SheetProblem(name, None, None, None, "", message))
+        problems.whole(name, msgids.NO_META_SHEET, meta=repr(META_SHEET))
     if RATINGS_SHEET not in workbook.sheetnames:
-        found = ", ".join(repr(sheet) for sheet in workbook.sheetnames) or "none"
-        message = f"wrong sheet: no sheet named {RATINGS_SHEET!r} (found: {found}); rate in the template's sheet"
-        problems.add(SheetProblem(name, None, None, None, "", message))
+        if workbook.sheetnames:
+            found = ", ".join(repr(sheet) for sheet in workbook.sheetnames)
+            problems.whole(name, msgids.NO_RATINGS_SHEET, expected=repr(RATINGS_SHEET), found=found)
+        else:
+            problems.whole(name, msgids.NO_SHEETS, expected=repr(RATINGS_SHEET))
         return
     sheet = workbook[RATINGS_SHEET]
     header_row = next(_rows(sheet, max_row=1, values_only=True), ())
@@ -267,22 +250,17 @@ def _read_csv(data: bytes, name: str, content: SheetContent, problems: _Problems
     try:
         text = data.decode("utf-8-sig")
     except UnicodeDecodeError as exc:
-        message = (
-            f"not a spreadsheet: neither an .xlsx workbook nor UTF-8 text (byte 0x{data[exc.start]:02x} at byte "
-            f"{exc.start + 1}; a CSV from Excel must be saved as 'CSV UTF-8'); {ACCEPTED}"
-        )
-        problems.add(SheetProblem(name, None, None, None, "", message))
+        problems.whole(name, msgids.NOT_UTF8, byte=f"0x{data[exc.start]:02x}", position=exc.start + 1,
+                       accepted_text=msgids.ACCEPTED_FILES)  # fmt: skip
         return
     if "\x00" in text:
-        message = f"not a spreadsheet: a binary file (it holds NUL bytes); {ACCEPTED}"
-        problems.add(SheetProblem(name, None, None, None, "", message))
+        problems.whole(name, msgids.BINARY, accepted_text=msgids.ACCEPTED_FILES)
         return
     reader = csv.reader(io.StringIO(text, newline=""))
     try:
         header_row = next(reader, [])
         if len(header_row) == 1 and ("\t" in header_row[0] or ";" in header_row[0]):
-            message = "not comma-separated (tabs or semicolons found): save as CSV with commas, UTF-8"
-            problems.add(SheetProblem(name, 1, None, None, _shown(header_row[0]), message))
+            problems.add(SheetProblem.of(name, 1, None, None, _shown(header_row[0]), msgids.NOT_COMMA_SEPARATED))
             return
         if not _headers_match(header_row, name, problems):
             return
@@ -293,8 +271,11 @@ def _read_csv(data: bytes, name: str, content: SheetContent, problems: _Problems
             formulas = [i for i in _VALUE_COLUMNS if values[i].startswith("=")]
             checker.check(number, values, formulas)
     except csv.Error as exc:
-        message = f"not a readable CSV near line {reader.line_num}: {exc}; {ACCEPTED}"
-        problems.add(SheetProblem(name, None, None, None, "", message))
+        where = {"line": reader.line_num, "accepted_text": msgids.ACCEPTED_FILES}
+        if str(exc).startswith("field larger than field limit"):  # mostly a quote left open: the rest is one cell
+            problems.whole(name, msgids.CSV_CELL_TOO_LONG, limit=f"{csv.field_size_limit():,}", **where)
+        else:
+            problems.whole(name, msgids.UNREADABLE_CSV, reason=str(exc), **where)
 
 
 # ---------------------------------------------------------------------------------------------- checks
@@ -308,25 +289,28 @@ def _headers_match(row, sheet: str, problems: _Problems) -> bool:
     if tuple(found) == HEADERS:
         return True
     if not found:
-        message = f"no header row: row 1 must hold the template's {_WIDTH} headers, from {HEADERS[0]!r} (column A)"
-        problems.add(SheetProblem(sheet, 1, None, None, "", message))
+        problems.add(SheetProblem.of(sheet, 1, None, None, "", msgids.NO_HEADER_ROW, count=_WIDTH,
+                                     first=repr(HEADERS[0])))  # fmt: skip
         return False
     for index in range(max(len(found), _WIDTH)):
         got = found[index] if index < len(found) else ""
         expected = HEADERS[index] if index < _WIDTH else None
         if got == expected:
             continue
+        params = {"found": repr(got), "then_text": msgids.ROWS_NOT_READ}
         if expected is None:
-            last = column_letter(_WIDTH - 1)
-            message = f"extra column {got!r}: the template's columns end at {last} ({HEADERS[-1]!r}); delete it"
+            template = msgids.EXTRA_COLUMN
+            params |= {"last": column_letter(_WIDTH - 1), "last_header": repr(HEADERS[-1])}
         elif not got:
-            message = f"missing header: expected {expected!r}"
+            template = msgids.MISSING_HEADER
+        elif got in HEADERS:
+            template = msgids.MISPLACED_HEADER
+            params |= {"column": column_letter(HEADERS.index(got))}
         else:
-            message = f"header {got!r} should be {expected!r}"
-            if got in HEADERS:
-                message += f" ({got!r} belongs in column {column_letter(HEADERS.index(got))})"
-        message += "; the data rows are not read until the headers are the template's"
-        problems.add(SheetProblem(sheet, 1, column_letter(index), expected, _shown(got), message))
+            template = msgids.WRONG_HEADER
+        if expected is not None:
+            params["expected"] = repr(expected)
+        problems.add(SheetProblem.of(sheet, 1, column_letter(index), expected, _shown(got), template, **params))
     return False
 
 
@@ -341,17 +325,19 @@ class _RowChecker:
         self.rows_by_id = {entry[0]: row for row, entry in digests.items()} if digests else {}
         self.first_seen: dict[str, int] = {}
 
-    def problem(self, row: int, index: int, value, message: str) -> None:
-        self.problems.cell(self.sheet, row, index, value, message)
+    def problem(self, row: int, index: int, value, template: str, /, **params) -> None:
+        self.problems.cell(self.sheet, row, index, value, template, **params)
+
+    def row_problem(self, row: int, value: str, template: str, /, **params) -> None:
+        """A problem with the whole row (no column); ``value`` is its id."""
+        self.problems.add(SheetProblem.of(self.sheet, row, None, None, _shown(value), template, **params))
 
     def check(self, number: int, values: list, formulas: list[int]) -> None:
         """One row: ``values`` has at least ``_WIDTH`` cells; ``formulas`` lists the value columns holding one."""
         before = self.problems.total
         for index in range(_WIDTH, len(values)):
             if not _blank(values[index]):
-                last = column_letter(_WIDTH - 1)
-                message = f"a value outside the template's columns (they end at {last}); move it to the comment"
-                self.problem(number, index, values[index], message)
+                self.problem(number, index, values[index], msgids.OUTSIDE_COLUMNS, last=column_letter(_WIDTH - 1))
         if all(_blank(value) for value in values[:_WIDTH]):
             return
         if not self.check_id(number, values, formulas):
@@ -364,25 +350,25 @@ class _RowChecker:
         for key, index in zip(SCORE_KEYS, _SCORES, strict=True):
             value = values[index]
             if index in formulas:
-                self.problem(number, index, value, f"a formula ({_shown(value)}); type the value itself")
+                self.problem(number, index, value, msgids.FORMULA, formula=_shown(value))
             elif _blank(value):
-                message = "blank on a partly filled row: rate all four axes or leave all four blank"
-                self.problem(number, index, value, message)
+                self.problem(number, index, value, msgids.PARTLY_FILLED)
             else:
                 score = _score(value)
                 if score is None:
-                    self.problem(number, index, value, f"must be an integer from 1 to 5, got {_shown(value)!r}")
+                    self.problem(number, index, value, msgids.MUST_BE, accepted_text=msgids.SCORE_ACCEPTED, low=1,
+                                 high=5, value=repr(_shown(value)))  # fmt: skip
                 parsed_scores[key] = score
         confidence = {}
         for key, index in zip(SCORE_KEYS, _CONFIDENCES, strict=True):
             value = values[index]
             if index in formulas:
-                self.problem(number, index, value, f"a formula ({_shown(value)}); type the value itself")
+                self.problem(number, index, value, msgids.FORMULA, formula=_shown(value))
                 continue
             confidence[key] = _confidence(value)
             if confidence[key] is None:
-                message = f"must be a number from 0 to 1 (blank means {DEFAULT_CONFIDENCE:g}), got {_shown(value)!r}"
-                self.problem(number, index, value, message)
+                self.problem(number, index, value, msgids.MUST_BE, accepted_text=msgids.CONFIDENCE_ACCEPTED, low=0,
+                             high=1, default=f"{DEFAULT_CONFIDENCE:g}", value=repr(_shown(value)))  # fmt: skip
         if self.problems.total == before:
             texts = (_text(values[_CONTEXT]), _text(values[_USER]), _text(values[_RESPONSE]))
             comment = _text(values[_COMMENT]).strip()
@@ -396,38 +382,31 @@ class _RowChecker:
         if self.digests is not None:
             entry = self.digests.get(number)
             if entry is None:
-                rows = f"its rows are 2 to {max(self.digests)}" if self.digests else "it had no rows"
-                message = (
-                    f"a row the template did not have ({rows}); "
-                    "rows cannot be added: delete it, or rate the dialogue in the row the template gave it"
-                )
-                self.problems.add(SheetProblem(self.sheet, number, None, None, _shown(dialogue_id), message))
+                if self.digests:
+                    rows = {"rows_text": msgids.TEMPLATE_ROWS, "last_row": max(self.digests)}
+                else:
+                    rows = {"rows_text": msgids.TEMPLATE_WITHOUT_ROWS}
+                self.row_problem(number, dialogue_id, msgids.ROW_ADDED, **rows)
                 return False
         if _ID in formulas:
-            self.problem(number, _ID, values[_ID], f"a formula ({_shown(values[_ID])}); type the value itself")
+            self.problem(number, _ID, values[_ID], msgids.FORMULA, formula=_shown(values[_ID]))
         elif self.digests is not None:
             template_id, digest = self.digests[number]
             if raw != template_id:
-                message = f"id changed (the template had {template_id!r}); ids are locked: restore it"
                 moved_from = self.rows_by_id.get(dialogue_id)
                 if moved_from not in (None, number):
-                    message = (
-                        f"id changed (the template had {template_id!r} here, and {dialogue_id!r} on row "
-                        f"{moved_from}): do not sort, move or delete rows; leave a row's scores blank to skip it"
-                    )
-                self.problem(number, _ID, raw, message)
+                    self.problem(number, _ID, raw, msgids.ID_MOVED, template_id=repr(template_id),
+                                 id=repr(dialogue_id), moved_from=moved_from)  # fmt: skip
+                else:
+                    self.problem(number, _ID, raw, msgids.ID_CHANGED, template_id=repr(template_id))
             elif row_digest(raw, *(_text(values[index]) for index in (_CONTEXT, _USER, _RESPONSE))) != digest:
-                message = (
-                    "the locked texts of this row were changed (context, user or response); "
-                    "restore them: only the scores, confidences and comment may be edited"
-                )
-                self.problems.add(SheetProblem(self.sheet, number, None, None, _shown(dialogue_id), message))
+                self.row_problem(number, dialogue_id, msgids.LOCKED_TEXTS_CHANGED)
         elif not dialogue_id:
-            self.problem(number, _ID, raw, "the id is blank; every rated row needs its dialogue's id from the template")
+            self.problem(number, _ID, raw, msgids.BLANK_ID)
         if dialogue_id:
             first = self.first_seen.setdefault(dialogue_id, number)
             if first != number:
-                self.problem(number, _ID, raw, f"duplicate id {dialogue_id!r} (first on row {first}); give each once")
+                self.problem(number, _ID, raw, msgids.DUPLICATE_ID, id=repr(dialogue_id), first=first)
         return True
 
 
@@ -471,7 +450,10 @@ def _read_meta(rows, problems: _Problems) -> SheetMeta | None:
         pairs[_text(row[0]).strip()] = row[1] if len(row) > 1 else None
     digests: dict[int, tuple[str, str]] = {}
     header_seen = False
-    damaged = [f"no {key!r}" for key in META_KEYS if key not in pairs]
+    # What is wrong, in reading order; the problem names the first (a fresh template mends them all).
+    damaged: list[dict] = []
+    if missing := [key for key in META_KEYS if key not in pairs]:
+        damaged.append({"damage_text": msgids.META_KEYS_MISSING, "keys": ", ".join(repr(key) for key in missing)})
     for number, row in numbered:
         cells = [_text(value).strip() for value in row[:3]] + [""] * (3 - len(row[:3]))
         if not any(cells):
@@ -479,28 +461,25 @@ def _read_meta(rows, problems: _Problems) -> SheetMeta | None:
         if not header_seen:
             header_seen = True
             if tuple(cells) != ROW_DIGESTS_HEADER:
-                damaged.append(f"row {number} is not the header {ROW_DIGESTS_HEADER}")
+                damaged.append({"damage_text": msgids.META_NOT_DIGESTS_HEADER, "row": number})
                 break
             continue
         sheet_row = _whole(row[0])
         if sheet_row is None or sheet_row < 2 or sheet_row in digests or not cells[2]:
-            damaged.append(f"row {number} is not a (row, id, digest) entry")
+            damaged.append({"damage_text": msgids.META_NOT_DIGEST_ENTRY, "row": number})
             break
         digests[sheet_row] = (_text(row[1]), cells[2])
     if not header_seen:
-        damaged.append(f"no {ROW_DIGESTS_HEADER} table of row digests")
+        damaged.append({"damage_text": msgids.META_NO_DIGESTS})
     rows_count = _whole(pairs.get("rows"))
     batch_id = None if _blank(pairs.get("batch_id")) else _whole(pairs.get("batch_id"))
     if rows_count is None and "rows" in pairs:
-        damaged.append("'rows' is not a number")
+        damaged.append({"damage_text": msgids.META_NOT_A_NUMBER, "key": repr("rows")})
     if batch_id is None and not _blank(pairs.get("batch_id")):
-        damaged.append("'batch_id' is not a number")
+        damaged.append({"damage_text": msgids.META_NOT_A_NUMBER, "key": repr("batch_id")})
     if damaged:
-        message = (
-            f"the hidden sheet {META_SHEET!r} is damaged ({'; '.join(damaged)}); ids and locked texts cannot be "
-            "checked. Fill a freshly downloaded template"
-        )
-        problems.add(SheetProblem(META_SHEET, None, None, None, "", message))
+        header = repr(ROW_DIGESTS_HEADER)  # the digests table's, as some damages name it
+        problems.whole(META_SHEET, msgids.META_DAMAGED, meta=repr(META_SHEET), header=header, **damaged[0])
         return None
     meta = SheetMeta(
         template_version=_text(pairs["template_version"]).strip(),
@@ -513,11 +492,7 @@ def _read_meta(rows, problems: _Problems) -> SheetMeta | None:
     )
     in_order = [digests[row][1] for row in sorted(digests)]
     if meta.rows != len(digests) or meta.checksum != sheet_checksum(in_order):
-        message = (
-            f"the hidden sheet {META_SHEET!r} was changed: its checksum or row count does not match its rows; "
-            "fill a freshly downloaded template"
-        )
-        problems.add(SheetProblem(META_SHEET, None, None, None, "", message))
+        problems.whole(META_SHEET, msgids.META_CHANGED, meta=repr(META_SHEET))
     return meta
 
 

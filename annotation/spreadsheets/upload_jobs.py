@@ -2,7 +2,8 @@
 
 Queued by the spreadsheet pages (``sheet_upload_enqueue``), which follow it. On a sheet with
 problems nothing is stored, the job fails, and its ``result`` keeps the problems (sheet, row,
-column, header, value, message) for the page's table.
+column, header, value, English message, and the template and parameters it was filled from) for
+the page's table, which shows them in the language of whoever looks at it.
 """
 
 from __future__ import annotations

@@ -18,6 +18,7 @@ from django.utils.translation import ngettext, pgettext
 
 from annotation.models import Batch
 from annotation.spreadsheets.imports import SheetImportSummary, SheetRejected, sheet_import
+from annotation.spreadsheets.problems import SHEET_OF_ANOTHER_BATCH
 from annotation.spreadsheets.reader import ZIP_MAGIC, SheetProblem
 from core.uploads import upload_discard, upload_keep
 
@@ -81,10 +82,11 @@ def sheet_upload_import(
     with transaction.atomic():
         summary = sheet_import(path=upload.path, name=upload.name, annotator=annotator, dry_run=dry_run)
         if summary.batch and summary.batch != batch.name:
-            message = (
-                f"this is a sheet of batch {summary.batch!r}, not of {batch.name!r}; upload it on that batch's page"
-            )
-            raise SheetRejected([SheetProblem(upload.name, None, None, None, "", message)])
+            problem = SheetProblem.of(
+                upload.name, None, None, None, "", SHEET_OF_ANOTHER_BATCH, batch=repr(summary.batch),
+                page_batch=repr(batch.name),
+            )  # fmt: skip
+            raise SheetRejected([problem])
     return summary
 
 

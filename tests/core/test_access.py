@@ -4,7 +4,9 @@ import pytest
 from django.urls import URLPattern, URLResolver, get_resolver
 
 # Views reachable without logging in, on purpose.
-PUBLIC = {"login", "healthz", "favicon", "set_language", "admin:login", "admin:logout", "admin:password_reset"}
+PUBLIC = {"login", "healthz", "favicon", "set_language", "admin:login", "admin:logout", "admin:password_reset",
+          "review:login", "review:logout"}  # fmt: skip
+ADMIN_SITES = ("/admin/", "/review/")  # Django admin sites: their own login page
 
 
 def _all_patterns(resolver=None, prefix="", namespace=""):
@@ -33,13 +35,13 @@ def _concrete(route: str) -> str:
 def test_every_non_public_url_redirects_anonymous_users_to_login_or_refuses_the_api(client):
     checked = 0
     for route, name in _all_patterns():
-        if name in PUBLIC or ("(?P<" in route and "admin" in route):
+        if name in PUBLIC or ("(?P<" in route and route.startswith(("admin/", "review/"))):
             continue
         url = _concrete(route)
         response = client.get(url)
         if url.startswith("/api/"):
             assert response.status_code == 401, url
-        elif url.startswith("/admin/"):
+        elif url.startswith(ADMIN_SITES):
             assert response.status_code in (302, 404), url
             if response.status_code == 302:
                 assert "login/?next=" in response["Location"], url

@@ -12,7 +12,10 @@ from playwright.sync_api import expect
 from annotation.axes import AXES
 from annotation.models import Annotation, Batch, ItemComment
 from annotation.spreadsheets import layout
+from annotation.spreadsheets import problems as msgids
+from annotation.spreadsheets.problems import SheetProblem
 from annotation.spreadsheets.uploads import sheet_summary_text
+from core.problem_text import problem_message
 from tests.e2e.conftest import log_in, screenshot
 from tests.helpers import PASSWORD, make_qualified_annotator, make_user
 
@@ -59,6 +62,12 @@ def _stored() -> dict:
         a.dialogue.external_id: tuple(getattr(a, f"{axis}_score") for axis in AXES)
         for a in Annotation.objects.filter(annotator__username="ann_sheet").select_related("dialogue")
     }
+
+
+def _in_japanese(template: str, **params) -> str:
+    """A sheet problem's message as the page shows it (Japanese, the default language)."""
+    with translation.override("ja"):
+        return problem_message(SheetProblem.of("", None, None, None, "", template, **params))
 
 
 def _upload(page, path, *, check_only: bool = False) -> None:
@@ -111,12 +120,13 @@ def test_an_annotator_rates_in_a_spreadsheet_and_a_sheet_with_errors_stores_noth
     expect(rows).to_have_count(3)
     expect(rows.nth(0)).to_have_attribute("data-row", "3")
     expect(rows.nth(0)).to_have_attribute("data-column", "E")
-    expect(rows.nth(0)).to_contain_text("must be an integer from 1 to 5")
+    score = {"accepted_text": msgids.SCORE_ACCEPTED, "low": 1, "high": 5, "value": "'7'"}
+    expect(rows.nth(0)).to_contain_text(_in_japanese(msgids.MUST_BE, **score))
     expect(rows.nth(1)).to_have_attribute("data-row", "4")
     expect(rows.nth(1)).to_have_attribute("data-column", "H")
-    expect(rows.nth(1)).to_contain_text("blank on a partly filled row")
+    expect(rows.nth(1)).to_contain_text(_in_japanese(msgids.PARTLY_FILLED))
     expect(rows.nth(2)).to_have_attribute("data-row", "6")
-    expect(rows.nth(2)).to_contain_text("the locked texts of this row were changed")
+    expect(rows.nth(2)).to_contain_text(_in_japanese(msgids.LOCKED_TEXTS_CHANGED))
     assert _stored() == good, "nothing of the sheet with errors was stored"
     screenshot(page, "sheet-problems")
     # The table fits the page, on a phone too: it scrolls inside its box, the page does not scroll sideways

@@ -174,7 +174,7 @@ def _inline_management():
 
 def test_the_list_is_translated_rounded_filtered_and_has_no_delete(admin_client, flag, batch):
     html = admin_client.get(CHANGELIST).content.decode()
-    assert "1.0000000001" not in html and '<td class="field-statistic_value">1</td>' in html
+    assert "1.0000000001" not in html and '<td class="field-statistic_and_threshold">1 / 0.75</td>' in html
     assert "score_bias" not in re.sub(r'(value|href|data-[a-z-]+)="[^"]*"', "", html)  # the kind has a name
     assert "delete_selected" not in html
     for query, expected in [
