@@ -2,10 +2,16 @@
 queue assignments, training answers and qualification attempts."""
 
 from django.contrib import admin
+from django.core.exceptions import FieldDoesNotExist
+from django.db.models import Q
+from django.db.models.functions import Least
+from django.utils.formats import number_format
+from django.utils.translation import gettext
 from django.utils.translation import gettext_lazy as _
 
 from annotation.admin.common import ReadOnlyAdmin, local_time, username
-from annotation.axes import AXES
+from annotation.axes import AXES, MIN_CONFIDENCE, SCORES
+from annotation.guidelines.scale import AXIS_NAMES, LEVEL_LABELS
 from annotation.models import (
     Annotation,
     AnnotationEdit,
@@ -17,8 +23,23 @@ from annotation.models import (
 from annotation.services import annotation_update, annotation_values
 
 
+def _value_label(name: str) -> str:
+    """A rating field as the admin's column headers name it ("social" is the axis's name, and so on)."""
+    try:
+        return str(Annotation._meta.get_field(name).verbose_name)
+    except FieldDoesNotExist:
+        return name
+
+
+def _changed_values(values, other) -> str:
+    """The values of an edit that differ from the other side's, named: an edit stores all eight values."""
+    if not isinstance(values, dict) or not isinstance(other, dict):
+        return str(values)
+    return ", ".join(f"{_value_label(name)}: {value}" for name, value in values.items() if other.get(name) != value)
+
+
 class EditColumns:
-    """The columns of a rating's edit history (AnnotationEdit's fields have no verbose names)."""
+    """The columns of a rating's edit history (AnnotationEdit's fields are JSON and a foreign key)."""
 
     @admin.display(description=_("edited at"), ordering="edited_at")
     def edited(self, obj):
@@ -30,11 +51,11 @@ class EditColumns:
 
     @admin.display(description=_("old values"))
     def before(self, obj):
-        return obj.old_values
+        return _changed_values(obj.old_values, obj.new_values)
 
     @admin.display(description=_("new values"))
     def after(self, obj):
-        return obj.new_values
+        return _changed_values(obj.new_values, obj.old_values)
 
     @admin.display(description=_("reason"))
     def why(self, obj):
@@ -66,22 +87,83 @@ class AnnotationEditAdmin(EditColumns, ReadOnlyAdmin):
         return f"{obj.annotation.dialogue.external_id} / {obj.annotation.annotator.get_username()}"
 
 
+class ConfidenceFilter(admin.SimpleListFilter):
+    """Ratings with a confidence below the seed's threshold on some axis (left out of the consensus on that axis,
+    seed A.6), or at least the threshold on every axis."""
+
+    title = _("confidence")
+    parameter_name = "confidence"
+
+    def lookups(self, request, model_admin):
+        threshold = {"min": number_format(MIN_CONFIDENCE)}
+        return [
+            ("below", gettext("below %(min)s on some axis") % threshold),
+            ("at_least", gettext("at least %(min)s on every axis") % threshold),
+        ]
+
+    def queryset(self, request, queryset):
+        if self.value() == "below":
+            below = Q()
+            for axis in AXES:
+                below |= Q(**{f"{axis}_confidence__lt": MIN_CONFIDENCE})
+            return queryset.filter(below)
+        if self.value() == "at_least":
+            return queryset.filter(**{f"{axis}_confidence__gte": MIN_CONFIDENCE for axis in AXES})
+        return queryset
+
+
+class _ScoreFilter(admin.SimpleListFilter):
+    """The five levels of one axis, named. Fixed choices: the admin's default for a number field would look up
+    the distinct values in every rating on every page load. The parameter is the field's name, as before."""
+
+    axis = ""
+
+    def lookups(self, request, model_admin):
+        return [(str(score), f"{score} · {LEVEL_LABELS[score]}") for score in SCORES]
+
+    def queryset(self, request, queryset):
+        if self.value() in {str(score) for score in SCORES}:
+            return queryset.filter(**{f"{self.axis}_score": int(self.value())})
+        return queryset
+
+
+SCORE_FILTERS = [
+    type(f"{axis.title()}ScoreFilter", (_ScoreFilter,),
+         {"axis": axis, "title": AXIS_NAMES[axis], "parameter_name": f"{axis}_score"})
+    for axis in AXES
+]  # fmt: skip
+
+
 @admin.register(Annotation)
 class AnnotationAdmin(admin.ModelAdmin):
     list_display = [
         "dialogue", "annotator", "social_score", "avoidant_score", "mechanical_score", "self_score",
-        "lowest_confidence", "seconds_spent", "source", "created_at",
+        "lowest_confidence", "seconds_spent", "source", "created",
     ]  # fmt: skip
-    list_filter = ["source", "dialogue__batch", "annotator", *[f"{axis}_score" for axis in AXES]]
+    list_filter = [
+        ConfidenceFilter,
+        "dialogue__batch",
+        ("annotator", admin.RelatedOnlyFieldListFilter),  # only people who rated, not every account
+        "source",
+        *SCORE_FILTERS,
+    ]
     search_fields = ["dialogue__external_id", "annotator__username"]
     list_select_related = ["dialogue", "annotator"]
     raw_id_fields = ["dialogue", "annotator"]
     readonly_fields = ["dialogue", "annotator", "created_at", "updated_at", "seconds_spent", "source"]
     inlines = [AnnotationEditInline]
 
-    @admin.display(description=_("lowest confidence"))
+    def get_queryset(self, request):
+        lowest = Least(*[f"{axis}_confidence" for axis in AXES])
+        return super().get_queryset(request).annotate(_lowest_confidence=lowest)
+
+    @admin.display(description=_("lowest confidence"), ordering="_lowest_confidence")
     def lowest_confidence(self, obj):
-        return min(obj.confidences.values())
+        return round(min(obj.confidences.values()), 2)
+
+    @admin.display(description=_("timestamp"), ordering="created_at")
+    def created(self, obj):
+        return local_time(obj.created_at)
 
     def save_model(self, request, obj, form, change):
         if not change:

@@ -11,7 +11,7 @@ from django.contrib import admin
 from django.utils.translation import gettext_lazy as _
 
 from annotation.admin.flags import QualityFlagAdmin, QualityFlagReviewAdmin
-from annotation.admin.ratings import AnnotationAdmin, AnnotationEditAdmin
+from annotation.admin.ratings import AnnotationAdmin, AnnotationEditAdmin, AnnotationEditInline
 from annotation.admin.reports import AgreementReportAdmin
 from annotation.models import AgreementReport, Annotation, AnnotationEdit, QualityFlag, QualityFlagReview
 from annotation.review.flags import can_review_flags
@@ -46,8 +46,12 @@ class _ReadOnlyForReviewers:
         return False
 
 
-class ReviewAnnotationAdmin(_ReadOnlyForReviewers, AnnotationAdmin):
+class ReviewEditInline(_ReadOnlyForReviewers, AnnotationEditInline):
     pass
+
+
+class ReviewAnnotationAdmin(_ReadOnlyForReviewers, AnnotationAdmin):
+    inlines = [ReviewEditInline]  # the rating's edit history
 
 
 class ReviewAnnotationEditAdmin(_ReadOnlyForReviewers, AnnotationEditAdmin):

@@ -14,7 +14,8 @@ from django.contrib.auth.models import Group
 from django.core.management import call_command
 from django.test import Client
 
-from annotation.models import AgreementReport, Batch, Dialogue, QualityFlag, QualityFlagReview
+from annotation.models import AgreementReport, Annotation, Batch, Dialogue, QualityFlag, QualityFlagReview
+from annotation.services import annotation_update
 from tests.annotation.conftest import dialogue, rating
 from tests.helpers import make_user
 
@@ -213,6 +214,11 @@ def test_a_researcher_cannot_open_admin_and_needs_the_review_permission_for_the_
     listing = client.get(REVIEW_CHANGELIST)
     assert listing.status_code == 200 and listing.context["cl"].result_count == 1
     assert client.get("/review/annotation/annotation/?q=dialogue_000").status_code == 200
+    rating = Annotation.objects.filter(annotator__username="ann_c").first()
+    annotation_update(annotation=rating, values={"self_score": 5}, user=researcher, reason="typo")
+    detail = client.get(f"/review/annotation/annotation/{rating.pk}/change/")
+    assert detail.status_code == 200 and "typo" in detail.content.decode()  # the edit history, read only
+    assert 'name="_save"' not in detail.content.decode()
     assert client.get("/review/auth/user/").status_code == 404  # only the review's models
     assert _act(client, REVIEW_CHANGELIST, "accept_flags", [flag], note="reviewer").status_code == 302
     assert QualityFlag.objects.get(pk=flag.pk).reviewer == researcher
