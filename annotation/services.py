@@ -50,8 +50,13 @@ def agreement_report_create(
     min_confidence: float = MIN_CONFIDENCE,
     n_boot: int = N_BOOT,
     seed: int = SEED,
+    trigger: str | None = None,
 ) -> AgreementReport:
-    """Compute agreement over the stored ratings (one batch or all) and store it with its quality flags."""
+    """Compute agreement over the stored ratings (one batch or all) and store it with its quality flags.
+
+    ``trigger`` names what started a run other than a person (``"weekly"``: the monitoring schedule); it is kept
+    in the report's parameters.
+    """
     batch_name = batch.name if batch else None
     records = annotation_records(batch_name=batch_name)
     if not records:
@@ -81,7 +86,13 @@ def agreement_report_create(
             created_by=user,
             batch=batch,
             source=source,
-            parameters={"min_kappa": min_kappa, "target_kappa": target_kappa, "n_boot": n_boot, "seed": seed},
+            parameters={
+                "min_kappa": min_kappa,
+                "target_kappa": target_kappa,
+                "n_boot": n_boot,
+                "seed": seed,
+                **({"trigger": trigger} if trigger else {}),
+            },
             passed=report["passed"],
             report=report,
         )
@@ -127,7 +138,8 @@ def _store_flags(flags: list[QualityFlag], *, batch: Batch | None) -> None:
     """Keep one flag per finding across recomputations of the same scope.
 
     A finding seen before keeps its review status and gets the new statistic; open flags whose
-    finding is gone (the data changed) are removed; reviewed flags are kept as the record.
+    finding is gone (the data changed) are removed, unless they were reviewed before (reopened); reviewed
+    flags are kept as the record.
     """
     scope = QualityFlag.objects.filter(report__batch=batch) if batch else QualityFlag.objects.filter(report__batch=None)
     existing = {}
@@ -147,4 +159,5 @@ def _store_flags(flags: list[QualityFlag], *, batch: Batch | None) -> None:
         updated, ["report", "annotation_id", "statistic", "threshold", "message", "details"], batch_size=2_000
     )
     stale = [old.pk for old in existing.values() if old.status == QualityFlag.Status.OPEN]
-    QualityFlag.objects.filter(pk__in=stale).delete()
+    # A reopened flag has a review history: it stays as the record of those decisions.
+    QualityFlag.objects.filter(pk__in=stale, reviews__isnull=True).delete()

@@ -3,6 +3,7 @@
 from celery import shared_task
 
 from annotation.collection.queue import expire_reservations
+from annotation.monitoring import weekly_agreement_reports
 
 SWEEP_SECONDS = 300
 
@@ -15,3 +16,9 @@ def expire_reservations_task() -> int:
     finds nothing free.
     """
     return expire_reservations()
+
+
+@shared_task(name="annotation.weekly_agreement")
+def weekly_agreement_task() -> list[int]:
+    """Recompute agreement and quality flags of the active batches, once per ISO week (AGREEMENT_MONITOR_CRON)."""
+    return [report.pk for report in weekly_agreement_reports()]

@@ -20,6 +20,7 @@ from config.env import (
     ImproperlyConfiguredError,
     env_bool,
     env_choice,
+    env_crontab,
     env_float,
     env_int,
     env_json_object,
@@ -121,6 +122,13 @@ try:
     CELERY_BEAT_SCHEDULE = {
         "expire-reservations": {"task": "annotation.expire_reservations", "schedule": 300.0},
     }
+    # Weekly agreement monitoring (seed 000 B.3.2, annotation.monitoring). Crontab times are in the site time
+    # zone: with CELERY_TIMEZONE unset, Celery takes Django's TIME_ZONE. "off" leaves the entry out.
+    _weekly_run = env_crontab("AGREEMENT_MONITOR_CRON", "0 6 * * 1")
+    if _weekly_run is not None:
+        CELERY_BEAT_SCHEDULE["weekly-agreement"] = {"task": "annotation.weekly_agreement", "schedule": _weekly_run}
+    # Bootstrap replicates of the weekly reports: annotation.aggregation.reports.N_BOOT, at most what a job may ask for.
+    AGREEMENT_MONITOR_N_BOOT = env_int("AGREEMENT_MONITOR_N_BOOT", 1000, minimum=0, maximum=10_000)
     CELERY_BEAT_SCHEDULE_FILENAME = str(VAR_DIR / "celerybeat-schedule")
 
     # --- Training: a qualification test item answered sooner than this is not accepted

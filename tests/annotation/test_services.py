@@ -2,6 +2,7 @@ import pytest
 from django.core.management import call_command
 
 from annotation.models import AgreementReport, Annotation, AnnotationEdit, Batch, QualityFlag
+from annotation.review.flags import flags_review
 from annotation.services import agreement_report_create, annotation_update
 from tests.annotation.conftest import dialogue, rating
 from tests.helpers import make_user
@@ -49,6 +50,17 @@ def test_open_flags_that_no_longer_apply_are_removed(stored):
     agreement_report_create(batch=stored, n_boot=0)
     assert not QualityFlag.objects.filter(kind="C005").exists()
     assert AgreementReport.objects.count() == 2
+
+
+def test_a_reopened_flag_whose_finding_is_gone_stays_with_its_review_history(stored, researcher):
+    agreement_report_create(batch=stored, n_boot=0)
+    reopened = QualityFlag.objects.filter(kind="C005").order_by("pk").first()
+    flags_review(flags=[reopened], status="accepted", note="yes", user=researcher)
+    flags_review(flags=[reopened], status="open", user=researcher)
+    Annotation.objects.filter(annotator__username="ann_002").update(social_confidence=0.9)
+    agreement_report_create(batch=stored, n_boot=0)
+    assert list(QualityFlag.objects.filter(kind="C005")) == [reopened]
+    assert reopened.reviews.count() == 2
 
 
 def test_no_ratings_is_an_error(db):
