@@ -86,7 +86,7 @@ class FlagReviewInline(admin.TabularInline):
 @admin.register(QualityFlag)
 class QualityFlagAdmin(admin.ModelAdmin):
     form = FlagReviewForm
-    list_display = ["kind_name", "finding", "who", "item", "axis_name", "statistic_and_threshold", "status", "created"]
+    list_display = ["kind_name", "status", "finding", "who", "item", "axis_name", "statistic_and_threshold", "created"]
     list_display_links = ["kind_name"]
     list_filter = ["status", KindFilter, BatchFilter, ("annotator", admin.RelatedOnlyFieldListFilter), AxisFilter,
                    "source"]  # fmt: skip
