@@ -11,6 +11,7 @@ from django.contrib import admin
 from django.contrib.admin import helpers
 from django.template.response import TemplateResponse
 from django.urls import reverse
+from django.utils.html import format_html
 from django.utils.text import Truncator
 from django.utils.translation import gettext_lazy as _
 from django.utils.translation import ngettext
@@ -335,7 +336,8 @@ class QualityFlagReviewAdmin(ReadOnlyAdmin):
 
     @admin.display(description=_("quality flag"))
     def flag_link(self, obj):
-        return f"#{obj.flag_id}"
+        url = reverse(f"{self.admin_site.name}:annotation_qualityflag_change", args=[obj.flag_id])
+        return format_html('<a href="{}">#{}</a>', url, obj.flag_id)
 
     @admin.display(description=_("reviewer"), ordering="reviewer__username")
     def who(self, obj):

@@ -155,7 +155,8 @@ def test_the_audit_trail_records_who_when_and_why(admin_client, staff_user, flag
     from django.utils import timezone
 
     assert timezone.localtime(history[0].reviewed_at).strftime("%Y-%m-%d %H:%M") in page
-    assert admin_client.get("/admin/annotation/qualityflagreview/").status_code == 200
+    reviews = admin_client.get("/admin/annotation/qualityflagreview/").content.decode()
+    assert f'href="{CHANGELIST}{flag.pk}/change/"' in reviews and "second thoughts" in reviews
 
 
 def test_the_change_page_decides_too_and_a_dismissal_there_needs_a_note(admin_client, flag):
