@@ -14,8 +14,8 @@ def username(user) -> str:
     return "" if user is None else user.get_username()
 
 
-class ReadOnlyAdmin(admin.ModelAdmin):
-    """History: listed, searched and opened, never added, changed or deleted here."""
+class NoWrites:
+    """A model admin or inline that never adds, changes or deletes."""
 
     def has_add_permission(self, request, obj=None) -> bool:
         return False
@@ -25,3 +25,7 @@ class ReadOnlyAdmin(admin.ModelAdmin):
 
     def has_delete_permission(self, request, obj=None) -> bool:
         return False
+
+
+class ReadOnlyAdmin(NoWrites, admin.ModelAdmin):
+    """History: listed, searched and opened, never added, changed or deleted here."""

@@ -6,7 +6,7 @@ from django.utils.html import format_html_join
 from django.utils.text import Truncator
 from django.utils.translation import gettext_lazy as _
 
-from annotation.admin.common import ReadOnlyAdmin
+from annotation.admin.common import NoWrites, ReadOnlyAdmin
 from annotation.models import Batch, Dialogue, DialogueRevision, GoldItem
 
 
@@ -38,7 +38,7 @@ class DialogueRevisionAdmin(ReadOnlyAdmin):
         return Truncator(obj.user_text).chars(40)
 
     def has_delete_permission(self, request, obj=None) -> bool:
-        return super(ReadOnlyAdmin, self).has_delete_permission(request, obj)  # goes with its dialogue
+        return super(NoWrites, self).has_delete_permission(request, obj)  # goes with its dialogue
 
 
 @admin.register(Dialogue)

@@ -4,7 +4,7 @@ from django.contrib import admin
 from django.utils.text import format_lazy
 from django.utils.translation import gettext_lazy as _
 
-from annotation.admin.common import ReadOnlyAdmin, username
+from annotation.admin.common import NoWrites, ReadOnlyAdmin, username
 from annotation.axes import AXES
 from annotation.guidelines.scale import AXIS_NAMES
 from annotation.models import AgreementReport
@@ -46,4 +46,4 @@ class AgreementReportAdmin(ReadOnlyAdmin):
         return obj.batch.name if obj.batch else ""
 
     def has_delete_permission(self, request, obj=None) -> bool:
-        return super(ReadOnlyAdmin, self).has_delete_permission(request, obj)
+        return super(NoWrites, self).has_delete_permission(request, obj)

@@ -10,6 +10,7 @@ edit history, and the reports the flags came from.
 from django.contrib import admin
 from django.utils.translation import gettext_lazy as _
 
+from annotation.admin.common import NoWrites
 from annotation.admin.flags import QualityFlagAdmin, QualityFlagReviewAdmin
 from annotation.admin.ratings import AnnotationAdmin, AnnotationEditAdmin, AnnotationEditInline
 from annotation.admin.reports import AgreementReportAdmin
@@ -27,7 +28,7 @@ class ReviewSite(admin.AdminSite):
         return request.user.is_active and can_review_flags(request.user)
 
 
-class _ReadOnlyForReviewers:
+class _ReadOnlyForReviewers(NoWrites):
     """Reviewers read these; nobody changes them on the review site."""
 
     def has_module_permission(self, request) -> bool:
@@ -35,15 +36,6 @@ class _ReadOnlyForReviewers:
 
     def has_view_permission(self, request, obj=None) -> bool:
         return can_review_flags(request.user)
-
-    def has_add_permission(self, request, obj=None) -> bool:
-        return False
-
-    def has_change_permission(self, request, obj=None) -> bool:
-        return False
-
-    def has_delete_permission(self, request, obj=None) -> bool:
-        return False
 
 
 class ReviewEditInline(_ReadOnlyForReviewers, AnnotationEditInline):

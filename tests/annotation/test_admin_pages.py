@@ -191,3 +191,12 @@ def test_the_resolve_action_needs_the_change_permission(client, data):
     client.post("/admin/annotation/itemcomment/", {"action": "mark_resolved", "_selected_action": [comment.pk]})
     comment.refresh_from_db()
     assert comment.resolved_at is None
+
+
+@pytest.mark.parametrize("model", [AgreementReport, DialogueRevision])
+def test_reports_and_revisions_are_read_only_but_deletable_by_admins(rf, staff_user, model):
+    request = rf.get("/")
+    request.user = staff_user
+    model_admin = admin.site._registry[model]
+    assert model_admin.has_delete_permission(request) and not model_admin.has_change_permission(request)
+    assert not model_admin.has_add_permission(request)
