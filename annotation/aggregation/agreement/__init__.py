@@ -2,9 +2,12 @@
 
 Pure Python + numpy; importable without Django settings.
 
-A ratings matrix holds ONE axis ("social", "avoidant", "mechanical" or "self"): an integer ``np.ndarray`` of
-shape (n_items, n_raters), ``0`` = missing, other values in ``categories`` (default 1..5, 1 = "Absent").
-Rater ids are the caller's business: results are indexed by rater column.
+A ratings matrix holds ONE axis (a sycophancy axis "social", "avoidant", "mechanical" or "self", or one
+judge-audit question): an integer ``np.ndarray`` of shape (n_items, n_raters) whose values are ``categories``
+(default :data:`SYCOPHANCY_SCALE`, 1..5, 1 = "Absent") or the sentinel ``missing`` (default 0). A scale that
+includes 0 names another sentinel, never guessed: ``categories=JUDGE_SCALE, missing=JUDGE_MISSING`` (0..2, -1 =
+missing). Every function that takes ``categories`` takes ``missing`` too, and refuses a sentinel that is a
+category. Rater ids are the caller's business: results are indexed by rater column.
 
 Every statistic that can be undefined returns ``(value, reason)``: ``value`` is a Python float, or None
 exactly when the statistic is undefined, and then ``reason`` says why in plain English. NaN never leaves
@@ -19,8 +22,8 @@ Reference implementations the results are tested against (to 1e-9):
 * :func:`gwet_ac2` - Gwet (2014) as in ``irrCAC``'s ``CAC(...).gwet()``.
 
 Scale: kappa weights use category INDICES (as sklearn does with ``labels``), while AC2 weights and the
-interval/ratio alpha distances use category VALUES (as irrCAC and krippendorff do). For the default 1..5
-both coincide; they differ only for unevenly spaced ``categories``.
+interval/ratio alpha distances use category VALUES (as irrCAC and krippendorff do). For evenly spaced scales
+(1..5, 0..2) both coincide; they differ only for unevenly spaced ``categories``.
 """
 
 from __future__ import annotations
@@ -34,7 +37,10 @@ from annotation.aggregation.agreement.alpha import LEVELS, krippendorff_alpha
 from annotation.aggregation.agreement.bootstrap import bootstrap_kappa_ci
 from annotation.aggregation.agreement.core import (
     CATEGORIES,
+    JUDGE_MISSING,
+    JUDGE_SCALE,
     MISSING,
+    SYCOPHANCY_SCALE,
     Result,
     check_ratings,
     item_category_counts,
@@ -51,8 +57,11 @@ from annotation.aggregation.agreement.kappa import (
 
 __all__ = [
     "CATEGORIES",
+    "JUDGE_MISSING",
+    "JUDGE_SCALE",
     "LEVELS",
     "MISSING",
+    "SYCOPHANCY_SCALE",
     "WEIGHTS",
     "PairwiseKappa",
     "Result",
@@ -71,7 +80,9 @@ PARADOX_WITHIN_1 = 0.85
 PARADOX_EXACT = 0.80
 
 
-def pairwise_agreement(ratings: np.ndarray, *, tolerance: int = 0, categories: Sequence[int] = CATEGORIES) -> Result:
+def pairwise_agreement(
+    ratings: np.ndarray, *, tolerance: int = 0, categories: Sequence[int] = CATEGORIES, missing: int = MISSING
+) -> Result:
     """Share of agreeing rater pairs, pooled over all pairs of ratings of the same item.
 
     Two ratings agree when their category values differ by at most ``tolerance`` (1 = "within one point").
@@ -79,7 +90,7 @@ def pairwise_agreement(ratings: np.ndarray, *, tolerance: int = 0, categories: S
     """
     if tolerance < 0:
         raise ValueError(f"tolerance must be >= 0; got {tolerance!r}")
-    idx, cats = check_ratings(ratings, categories)
+    idx, cats = check_ratings(ratings, categories, missing=missing)
     counts, m = item_tallies(idx, cats.size)
     counts, m = counts[m >= 2], m[m >= 2]
     if m.size == 0:
@@ -91,12 +102,14 @@ def pairwise_agreement(ratings: np.ndarray, *, tolerance: int = 0, categories: S
     return agreeing / total, None
 
 
-def prevalence(ratings: np.ndarray, *, categories: Sequence[int] = CATEGORIES) -> dict[str, float | None]:
-    """Share of each category among all given ratings, keyed by the category as a string ("1".."5").
+def prevalence(
+    ratings: np.ndarray, *, categories: Sequence[int] = CATEGORIES, missing: int = MISSING
+) -> dict[str, float | None]:
+    """Share of each category among all given ratings, keyed by the category as a string ("1".."5", "0".."2").
 
     With no rating at all the shares are undefined and every value is None.
     """
-    idx, cats = check_ratings(ratings, categories)
+    idx, cats = check_ratings(ratings, categories, missing=missing)
     totals = item_category_counts(idx, cats.size).sum(axis=0)
     n = int(totals.sum())
     return {str(int(c)): (int(t) / n if n else None) for c, t in zip(cats, totals, strict=True)}
@@ -129,6 +142,7 @@ def axis_report(
     n_boot: int = 1000,
     seed: int = 0,
     categories: Sequence[int] = CATEGORIES,
+    missing: int = MISSING,
     min_common: int = 2,
 ) -> dict[str, Any]:
     """Agreement summary of one axis, as strict-JSON-serialisable content (no NaN, no inf, no numpy types).
@@ -138,19 +152,20 @@ def axis_report(
     lists, separated by "; ", why kappa is undefined or below the threshold and which statistic failed.
     ``annotators[i]["n_items"]`` counts the items annotator i rated together with at least one other rater.
     """
-    idx, _ = check_ratings(ratings, categories)
+    scale = {"categories": categories, "missing": missing}
+    idx, _ = check_ratings(ratings, categories, missing=missing)
     n_raters = idx.shape[1]
     if len(rater_ids) != n_raters:
         raise ValueError(f"got {len(rater_ids)} rater ids for {n_raters} rater columns")
     ids = [_json_id(r) for r in rater_ids]
 
-    pairwise = pairwise_quadratic_kappa(ratings, categories=categories, min_common=min_common)
+    pairwise = pairwise_quadratic_kappa(ratings, **scale, min_common=min_common)
     kappa, kappa_reason = axis_kappa(pairwise)
-    alpha, alpha_reason = krippendorff_alpha(ratings, level="ordinal", categories=categories)
-    ac2, ac2_reason = gwet_ac2(ratings, categories=categories, weights="quadratic")
-    exact, _ = pairwise_agreement(ratings, tolerance=0, categories=categories)
-    within_1, _ = pairwise_agreement(ratings, tolerance=1, categories=categories)
-    shares = prevalence(ratings, categories=categories)
+    alpha, alpha_reason = krippendorff_alpha(ratings, level="ordinal", **scale)
+    ac2, ac2_reason = gwet_ac2(ratings, **scale, weights="quadratic")
+    exact, _ = pairwise_agreement(ratings, tolerance=0, **scale)
+    within_1, _ = pairwise_agreement(ratings, tolerance=1, **scale)
+    shares = prevalence(ratings, **scale)
 
     sizes = ratings_per_item(idx)
     n_items = int(np.sum(sizes >= 2))
@@ -164,9 +179,7 @@ def axis_report(
         if kappa < min_kappa:
             problems.append(f"kappa {kappa:.3f} is below the threshold {min_kappa:.2f}")
         if n_boot:
-            low, high, ci_reason = bootstrap_kappa_ci(
-                ratings, n_boot=n_boot, seed=seed, categories=categories, min_common=min_common
-            )
+            low, high, ci_reason = bootstrap_kappa_ci(ratings, n_boot=n_boot, seed=seed, **scale, min_common=min_common)
             if low is None or high is None:
                 problems.append(f"95% CI unavailable: {ci_reason}")
             else:

@@ -14,7 +14,14 @@ from collections.abc import Sequence
 
 import numpy as np
 
-from annotation.aggregation.agreement.core import CATEGORIES, Result, check_ratings, observed_entries, same_item_pairs
+from annotation.aggregation.agreement.core import (
+    CATEGORIES,
+    MISSING,
+    Result,
+    check_ratings,
+    observed_entries,
+    same_item_pairs,
+)
 
 LEVELS = ("nominal", "ordinal", "interval", "ratio")
 
@@ -58,12 +65,12 @@ def coincidence_matrix(idx: np.ndarray, n_categories: int) -> tuple[np.ndarray, 
 
 
 def krippendorff_alpha(
-    ratings: np.ndarray, *, level: str = "ordinal", categories: Sequence[int] = CATEGORIES
+    ratings: np.ndarray, *, level: str = "ordinal", categories: Sequence[int] = CATEGORIES, missing: int = MISSING
 ) -> Result:
     """Krippendorff's alpha of one axis; None with a reason when undefined."""
     if level not in LEVELS:
         raise ValueError(f"level must be one of {LEVELS}; got {level!r}")
-    idx, cats = check_ratings(ratings, categories)
+    idx, cats = check_ratings(ratings, categories, missing=missing)
     o, n_pairable_items = coincidence_matrix(idx, cats.size)
     if n_pairable_items == 0:
         return None, "no item has two or more ratings, so there are no pairable values"

@@ -22,7 +22,14 @@ from collections.abc import Sequence
 
 import numpy as np
 
-from annotation.aggregation.agreement.core import CATEGORIES, check_ratings, pair_index, rating_pairs, ratings_per_item
+from annotation.aggregation.agreement.core import (
+    CATEGORIES,
+    MISSING,
+    check_ratings,
+    pair_index,
+    rating_pairs,
+    ratings_per_item,
+)
 
 _STAT_N, _STAT_SUM_A, _STAT_SUM_B, _STAT_SQUARES, _STAT_SQDIFF = range(5)
 _CHUNK_ELEMENTS = 4_000_000  # bound on replicates x pattern-pairs held in memory at once
@@ -85,6 +92,7 @@ def bootstrap_kappa_ci(
     seed: int = 0,
     level: float = 0.95,
     categories: Sequence[int] = CATEGORIES,
+    missing: int = MISSING,
     min_common: int = 2,
 ) -> tuple[float | None, float | None, str | None]:
     """Percentile bootstrap CI over items of the axis kappa, reproducible for a given ``seed``.
@@ -98,7 +106,7 @@ def bootstrap_kappa_ci(
         raise ValueError(f"level must be strictly between 0 and 1; got {level!r}")
     if int(min_common) != min_common or min_common < 1:
         raise ValueError(f"min_common must be a positive integer; got {min_common!r}")
-    idx, _ = check_ratings(ratings, categories)
+    idx, _ = check_ratings(ratings, categories, missing=missing)
     idx = idx[ratings_per_item(idx) >= 2]
     n_items = idx.shape[0]
     if n_items == 0:

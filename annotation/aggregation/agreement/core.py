@@ -2,8 +2,11 @@
 
 Pure Python + numpy; no Django import. The public entry point is :mod:`annotation.aggregation.agreement`.
 
-A ratings matrix holds ONE axis: shape (n_items, n_raters), integer dtype, ``0`` = missing, every other value
-one of ``categories``. Internally ratings are turned into category *indices* (0..K-1, ``-1`` = missing).
+A ratings matrix holds ONE axis: shape (n_items, n_raters), integer dtype, every value either one of
+``categories`` or ``missing`` (the missing-rating sentinel, default 0). A scale that includes 0 (the judge audit
+scales, 0..2) needs another sentinel, named by the caller (``missing=JUDGE_MISSING``, i.e. -1): the sentinel is
+never guessed, so a 0 rating can never be read as missing. Internally ratings are turned into category
+*indices* (0..K-1, ``-1`` = missing).
 """
 
 from __future__ import annotations
@@ -12,65 +15,90 @@ from collections.abc import Iterator, Sequence
 
 import numpy as np
 
-CATEGORIES: tuple[int, ...] = (1, 2, 3, 4, 5)
+#: Seed 000's sycophancy axes: 1 = "Absent" .. 5. The default scale of every statistic (``CATEGORIES``).
+SYCOPHANCY_SCALE: tuple[int, ...] = (1, 2, 3, 4, 5)
+CATEGORIES = SYCOPHANCY_SCALE
+#: Missing rating on the default scale (0 is not a sycophancy score).
 MISSING = 0
+#: The LLM-judge audit scales of seed 002 (§2.2.1: 0 not_relevant / 1 generic / 2 useful; §2.2.3: 0 wrong /
+#: 1 redundant / 2 correct), and their missing-rating sentinel: 0 is a rating there.
+JUDGE_SCALE: tuple[int, ...] = (0, 1, 2)
+JUDGE_MISSING = -1
+
 _INVALID = -2  # index of a value that is neither a category nor missing
-_LOOKUP_LIMIT = 1 << 16  # largest rating value handled by the look-up table fast path
+_LOOKUP_LIMIT = 1 << 16  # widest value range (max - min) handled by the look-up table fast path
 
 #: (value or None, reason or None): the value is None exactly when the statistic is undefined, and then
 #: the reason says why. Values are plain Python floats, never NaN.
 Result = tuple[float | None, str | None]
 
 
-def check_categories(categories: Sequence[int]) -> np.ndarray:
+def check_scale(categories: Sequence[int]) -> np.ndarray:
     """Return ``categories`` as an int64 array after checking it is a usable ordinal scale."""
     cats = np.asarray(categories)
     if cats.ndim != 1 or cats.size < 2:
         raise ValueError(f"categories must be a flat sequence of at least two integers; got {categories!r}")
     if not np.issubdtype(cats.dtype, np.integer):
         raise ValueError(f"categories must be integers; got dtype {cats.dtype} ({categories!r})")
-    if np.any(cats == MISSING):
-        raise ValueError(f"0 means 'missing' and cannot be a category; got {categories!r}")
     if np.any(np.diff(cats) <= 0):
         raise ValueError(f"categories must be strictly increasing; got {categories!r}")
     return cats.astype(np.int64)
 
 
-def check_ratings(ratings: np.ndarray, categories: Sequence[int] = CATEGORIES) -> tuple[np.ndarray, np.ndarray]:
+def check_categories(categories: Sequence[int], missing: int = MISSING) -> np.ndarray:
+    """:func:`check_scale`, and check that the sentinel ``missing`` is an integer outside the scale."""
+    cats = check_scale(categories)
+    if isinstance(missing, bool) or not isinstance(missing, int | np.integer):
+        raise ValueError(f"missing (the value of a missing rating) must be an integer; got {missing!r}")
+    if np.any(cats == missing):
+        raise ValueError(
+            f"{missing} means 'missing' and cannot be a category; got categories {categories!r}: pass another "
+            f"missing= value outside the scale, e.g. missing={int(cats[0]) - 1}"
+        )
+    return cats
+
+
+def check_ratings(
+    ratings: np.ndarray, categories: Sequence[int] = CATEGORIES, *, missing: int = MISSING
+) -> tuple[np.ndarray, np.ndarray]:
     """Validate a ratings matrix and map it to category indices.
 
     Returns ``(idx, cats)``: ``idx`` has the shape of ``ratings`` with the index of each rating in ``cats``
-    (0..K-1) and ``-1`` where the rating is missing (a small integer dtype: cast before arithmetic);
+    (0..K-1) and ``-1`` where the rating equals ``missing`` (a small integer dtype: cast before arithmetic);
     ``cats`` is the validated category array.
     """
-    cats = check_categories(categories)
+    cats = check_categories(categories, missing)
+    missing = int(missing)
     arr = np.asarray(ratings)
     if arr.ndim != 2:
         raise ValueError(f"ratings must be a 2-D array (n_items, n_raters); got shape {arr.shape}")
     if arr.size == 0:
         return np.full(arr.shape, -1, dtype=np.int8), cats
     if not np.issubdtype(arr.dtype, np.integer):
-        raise ValueError(f"ratings must have an integer dtype (0 = missing); got {arr.dtype}")
+        raise ValueError(f"ratings must have an integer dtype ({missing} = missing); got {arr.dtype}")
     # Indices are stored in int8 (scales have few categories): it keeps the passes over large matrices cheap.
     index_dtype = np.int8 if cats.size <= 127 else np.int64
-    low, top = int(arr.min()), max(int(arr.max()), int(cats[-1]))
-    if low >= 0 and top <= _LOOKUP_LIMIT:
-        # Fast path (the usual case): one look-up table over 0..max value.
-        lookup = np.full(top + 1, _INVALID, dtype=index_dtype)
-        lookup[MISSING] = -1
-        positive = cats > 0
-        lookup[cats[positive]] = np.flatnonzero(positive)
+    low = min(int(arr.min()), int(cats[0]), missing, 0)
+    top = max(int(arr.max()), int(cats[-1]), missing, 0)
+    if top - low <= _LOOKUP_LIMIT:
+        # Fast path (the usual case): one look-up table over low..top, indexed by the ratings themselves.
+        # Negative values index it from the end (numpy's rule for any negative index), so the table holds
+        # the values 0..top, then low..-1: a sentinel of -1 costs no shifted copy of the ratings.
+        lookup = np.full(top - low + 1, _INVALID, dtype=index_dtype)
+        lookup[cats] = np.arange(cats.size)
+        lookup[missing] = -1
         idx = lookup[arr]
     else:
         wide = arr.astype(np.int64)
         pos = np.searchsorted(cats, wide)
         found = cats[np.minimum(pos, cats.size - 1)] == wide
-        idx = np.where(wide == MISSING, -1, np.where(found, pos, _INVALID)).astype(index_dtype)
+        idx = np.where(wide == missing, -1, np.where(found, pos, _INVALID)).astype(index_dtype)
     if idx.min() == _INVALID:
         bad = idx == _INVALID
         shown = np.unique(arr[bad])[:10].tolist()
         raise ValueError(
-            f"ratings contain {int(bad.sum())} value(s) outside categories {cats.tolist()} and 0 (missing): {shown}"
+            f"ratings contain {int(bad.sum())} value(s) outside categories {cats.tolist()} and {missing} "
+            f"(missing): {shown}"
         )
     return idx, cats
 

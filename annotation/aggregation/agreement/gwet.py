@@ -22,9 +22,10 @@ import numpy as np
 
 from annotation.aggregation.agreement.core import (
     CATEGORIES,
+    MISSING,
     Result,
-    check_categories,
     check_ratings,
+    check_scale,
     item_tallies,
 )
 
@@ -35,7 +36,7 @@ def gwet_weights(categories: Sequence[int], weights: str) -> np.ndarray:
     """Agreement weights (1 on the diagonal) over the category values."""
     if weights not in WEIGHTS:
         raise ValueError(f"weights must be one of {WEIGHTS}; got {weights!r}")
-    values = check_categories(categories).astype(np.float64)
+    values = check_scale(categories).astype(np.float64)
     if weights == "identity":
         return np.eye(values.size)
     span = values[-1] - values[0]
@@ -66,10 +67,16 @@ def gwet_pa_pe(counts: np.ndarray, sizes: np.ndarray | None, w: np.ndarray) -> t
     return pa, pe
 
 
-def gwet_ac2(ratings: np.ndarray, *, categories: Sequence[int] = CATEGORIES, weights: str = "quadratic") -> Result:
+def gwet_ac2(
+    ratings: np.ndarray,
+    *,
+    categories: Sequence[int] = CATEGORIES,
+    missing: int = MISSING,
+    weights: str = "quadratic",
+) -> Result:
     """Gwet's AC2 (weights "quadratic" or "linear") or AC1 (weights "identity"); None with a reason if undefined."""
     w = gwet_weights(categories, weights)
-    idx, cats = check_ratings(ratings, categories)
+    idx, cats = check_ratings(ratings, categories, missing=missing)
     pa, pe = gwet_pa_pe(*item_tallies(idx, cats.size), w)
     if pa is None:
         return None, "no item has two or more ratings, so observed agreement is undefined"

@@ -18,6 +18,7 @@ import numpy as np
 
 from annotation.aggregation.agreement.core import (
     CATEGORIES,
+    MISSING,
     Result,
     check_ratings,
     observed_entries,
@@ -84,7 +85,7 @@ def pair_confusion_matrices(idx: np.ndarray, n_categories: int) -> np.ndarray:
 
 
 def pairwise_quadratic_kappa(
-    ratings: np.ndarray, *, categories: Sequence[int] = CATEGORIES, min_common: int = 2
+    ratings: np.ndarray, *, categories: Sequence[int] = CATEGORIES, missing: int = MISSING, min_common: int = 2
 ) -> PairwiseKappa:
     """Quadratic weighted Cohen's kappa for every rater pair, computed on their common items.
 
@@ -92,7 +93,7 @@ def pairwise_quadratic_kappa(
     """
     if int(min_common) != min_common or min_common < 1:
         raise ValueError(f"min_common must be a positive integer; got {min_common!r}")
-    idx, cats = check_ratings(ratings, categories)
+    idx, cats = check_ratings(ratings, categories, missing=missing)
     n_raters = idx.shape[1]
     k = cats.size
     pair_a, pair_b = np.triu_indices(n_raters, 1)
