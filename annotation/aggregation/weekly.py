@@ -22,7 +22,13 @@ from typing import Any
 
 import numpy as np
 
-from annotation.aggregation.agreement.core import CATEGORIES, check_ratings, observed_entries, same_item_pairs
+from annotation.aggregation.agreement.core import (
+    CATEGORIES,
+    MISSING,
+    check_ratings,
+    observed_entries,
+    same_item_pairs,
+)
 from annotation.aggregation.agreement.kappa import quadratic_weights
 
 NO_WEEK = np.iinfo(np.int64).min  # week code of a missing rating
@@ -106,20 +112,21 @@ def weekly_kappa_vs_rest(
     rater_ids: Sequence[Any],
     *,
     categories: Sequence[int] = CATEGORIES,
+    missing: int = MISSING,
     min_common: int = 2,
 ) -> WeeklyKappa:
     """Per annotator and week, the n_common-weighted mean of their pair kappas on that week's ratings.
 
-    ``ratings`` is one axis, shape (n_items, n_raters), 0 = missing (see
-    :mod:`annotation.aggregation.agreement`); ``weeks`` has the same shape and gives the week code
-    (:func:`week_codes`) of each given rating.
+    ``ratings`` is one axis, shape (n_items, n_raters), ``missing`` (0) = missing (see
+    :mod:`annotation.aggregation.agreement`; a 0–2 scale passes ``missing=-1``); ``weeks`` has the same shape
+    and gives the week code (:func:`week_codes`) of each given rating.
 
     All pair confusion matrices of all weeks come from one ``np.bincount`` over the codes
     (annotator, week, other annotator, category, other's category) that actually occur.
     """
     if int(min_common) != min_common or min_common < 1:
         raise ValueError(f"min_common must be a positive integer; got {min_common!r}")
-    idx, cats = check_ratings(ratings, categories)
+    idx, cats = check_ratings(ratings, categories, missing=missing)
     weeks = np.asarray(weeks)
     if weeks.shape != idx.shape:
         raise ValueError(f"weeks must have the shape of ratings {idx.shape}; got {weeks.shape}")

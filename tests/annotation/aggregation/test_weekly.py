@@ -144,3 +144,17 @@ def test_week_codes_are_exact_across_daylight_saving_changes():
     labels = [week_label(c) for c in week_codes(epoch, tz=berlin)]
     assert labels == ["2025-W43", "2025-W44", "2025-W43"]
     assert week_label(week_codes(np.array([_epoch(2021, 1, 3, 12)]))[0]) == "2020-W53"
+
+
+@pytest.mark.parametrize("seed", [0, 1])
+def test_a_zero_to_two_scale_gives_the_kappas_of_the_same_ratings_shifted_to_one_to_three(seed):
+    rng = np.random.default_rng(seed)
+    ratings = rng.integers(1, 4, size=(60, 4))
+    ratings[rng.random(ratings.shape) < 0.3] = 0
+    weeks = 20_089 + 7 * rng.integers(0, 3, size=ratings.shape)
+    weeks[ratings == 0] = NO_WEEK
+    shifted = weekly_kappa_vs_rest(ratings, weeks, list("abcd"), categories=(1, 2, 3))
+    judge = np.where(ratings == 0, -1, ratings - 1)  # 0..2 with -1 missing: a 0 is a rating
+    direct = weekly_kappa_vs_rest(judge, weeks, list("abcd"), categories=(0, 1, 2), missing=-1)
+    np.testing.assert_allclose(direct.kappa, shifted.kappa, atol=1e-12, equal_nan=True)
+    assert (direct.week_codes == shifted.week_codes).all()
