@@ -50,7 +50,10 @@ def weekly_agreement_reports() -> list[AgreementReport]:
     batches = (
         Batch.objects.filter(status__in=ACTIVE_STATUSES)
         .annotate(
-            rated=Exists(Annotation.objects.filter(dialogue__batch=OuterRef("pk"))), done=Exists(weekly_this_week)
+            rated=Exists(
+                Annotation.objects.filter(dialogue__batch=OuterRef("pk")).exclude(source=Annotation.Source.LLM)
+            ),
+            done=Exists(weekly_this_week),
         )
         .order_by("pk")
     )

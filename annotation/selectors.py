@@ -7,7 +7,7 @@ from collections.abc import Iterator
 from annotation.axes import AXES
 from annotation.io.dataset import RatingSet, rating_set
 from annotation.io.records import AnnotationRecord
-from annotation.models import Annotation, Dialogue
+from annotation.models import Annotation, AnnotatorProfile, Dialogue
 
 CHUNK = 5_000
 
@@ -22,19 +22,31 @@ def annotation_sheet_rows(*, batch_name: str | None = None) -> Iterator[tuple]:
     return _rating_values(batch_name, "created_at", "source", "seconds_spent")
 
 
-def _rating_values(batch_name: str | None, *middle: str) -> Iterator[tuple]:
+def _rating_values(batch_name: str | None, *middle: str, without_raters: list[int] | None = None) -> Iterator[tuple]:
     queryset = Annotation.objects.order_by("dialogue_id", "annotator_id")
     if batch_name is not None:
         queryset = queryset.filter(dialogue__batch__name=batch_name)
+    if without_raters:
+        queryset = queryset.exclude(annotator_id__in=without_raters)
     fields = [f"{axis}_score" for axis in AXES] + [f"{axis}_confidence" for axis in AXES]
     return queryset.values_list("dialogue__external_id", "annotator__username", *middle, *fields).iterator(
         chunk_size=CHUNK
     )
 
 
-def annotation_records(*, batch_name: str | None = None) -> list[AnnotationRecord]:
-    """Stored ratings in the shape of the seed A.3 output records."""
-    rows = annotation_rows(batch_name=batch_name)
+def llm_rater_ids() -> list[int]:
+    """The user ids of the LLM raters' accounts (``annotation.llm_rater``)."""
+    return list(AnnotatorProfile.objects.exclude(llm_model="").values_list("user_id", flat=True))
+
+
+def annotation_records(*, batch_name: str | None = None, include_llm: bool = False) -> list[AnnotationRecord]:
+    """Stored ratings in the shape of the seed A.3 output records.
+
+    The ratings of LLM raters are left out unless ``include_llm``: consensus and human agreement are
+    computed over people unless a researcher includes an LLM.
+    """
+    without = None if include_llm else llm_rater_ids()
+    rows = _rating_values(batch_name, "created_at", "seconds_spent", without_raters=without)
     n = len(AXES)
     return [
         AnnotationRecord(
@@ -49,8 +61,8 @@ def annotation_records(*, batch_name: str | None = None) -> list[AnnotationRecor
     ]
 
 
-def stored_rating_set(*, batch_name: str | None = None) -> RatingSet:
-    return rating_set(annotation_records(batch_name=batch_name))
+def stored_rating_set(*, batch_name: str | None = None, include_llm: bool = False) -> RatingSet:
+    return rating_set(annotation_records(batch_name=batch_name, include_llm=include_llm))
 
 
 def dialogue_records(external_ids) -> dict[str, dict]:

@@ -51,14 +51,15 @@ def agreement_report_create(
     n_boot: int = N_BOOT,
     seed: int = SEED,
     trigger: str | None = None,
+    include_llm: bool = False,
 ) -> AgreementReport:
     """Compute agreement over the stored ratings (one batch or all) and store it with its quality flags.
 
     ``trigger`` names what started a run other than a person (``"weekly"``: the monitoring schedule); it is kept
-    in the report's parameters.
+    in the report's parameters. LLM raters count only with ``include_llm`` (then kept in the parameters too).
     """
     batch_name = batch.name if batch else None
-    records = annotation_records(batch_name=batch_name)
+    records = annotation_records(batch_name=batch_name, include_llm=include_llm)
     if not records:
         raise ValueError(f"no ratings stored{f' in batch {batch_name}' if batch_name else ''}")
     ratings = rating_set(records)
@@ -92,6 +93,7 @@ def agreement_report_create(
                 "n_boot": n_boot,
                 "seed": seed,
                 **({"trigger": trigger} if trigger else {}),
+                **({"include_llm": True} if include_llm else {}),
             },
             passed=report["passed"],
             report=report,

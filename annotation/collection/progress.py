@@ -6,7 +6,7 @@ from datetime import UTC, datetime, timedelta
 
 from django.core.cache import cache
 from django.db import connection
-from django.db.models import Count
+from django.db.models import Count, Q
 from django.utils import timezone
 from django.utils.dateparse import parse_datetime
 
@@ -20,7 +20,11 @@ COMMIT_SLACK = timedelta(seconds=2)
 
 # The batch's stored ratings on PostgreSQL: the sum of its annotators' totals, which the triggers keep
 # exact (annotation.models.tally_postgresql); one index range of a few rows per annotator of the batch.
-BATCH_DONE_SQL = "SELECT COALESCE(SUM(t.n), 0) FROM annotation_ratingtotal t WHERE t.batch_id = %(batch)s"
+# People's ratings: an LLM rater's (a profile with an ``llm_model``) are not progress.
+BATCH_DONE_SQL = (
+    "SELECT COALESCE(SUM(t.n), 0) FROM annotation_ratingtotal t WHERE t.batch_id = %(batch)s AND NOT EXISTS "
+    "(SELECT 1 FROM annotation_annotatorprofile p WHERE p.user_id = t.annotator_id AND p.llm_model <> '')"
+)
 _PROGRESS_POSTGRESQL = f"SELECT mine.*, ({BATCH_DONE_SQL}) FROM ({tally_postgresql.PROGRESS_SQL}) AS mine"  # noqa: S608 - constants
 
 # Plain SQL: this runs on every rating, and building the ORM query cost more than running it.
@@ -72,7 +76,8 @@ def batch_progress(
     if totals is None or (latest is not None and latest >= totals["as_of"] - COMMIT_SLACK):
         as_of = timezone.now()
         totals = Dialogue.objects.filter(batch=batch).aggregate(
-            items=Count("pk", distinct=True), ratings_done=Count("annotations")
+            items=Count("pk", distinct=True),
+            ratings_done=Count("annotations", filter=~Q(annotations__source=Annotation.Source.LLM)),  # people's
         )
         totals["as_of"] = as_of
         cache.set(key, totals, BATCH_TOTALS_SECONDS)

@@ -48,15 +48,12 @@ class Submitted:
         return self.outcome is Outcome.STORED
 
 
-def _count_subquery(model, **filters):
+def _count_subquery(model, exclude_source: str | None = None, **filters):
+    rows = model.objects.filter(dialogue=OuterRef("pk"), **filters)
+    if exclude_source is not None:
+        rows = rows.exclude(source=exclude_source)
     return Coalesce(
-        Subquery(
-            model.objects.filter(dialogue=OuterRef("pk"), **filters)
-            .order_by()
-            .values("dialogue")
-            .annotate(n=Count("pk"))
-            .values("n")[:1]
-        ),
+        Subquery(rows.order_by().values("dialogue").annotate(n=Count("pk")).values("n")[:1]),
         Value(0),
     )
 
@@ -67,7 +64,8 @@ UPDATE annotation_queueentry e SET taken_count = c.n
 FROM (SELECT x.id, COALESCE(a.n, 0) + COALESCE(s.n, 0) AS n
       FROM unnest(%(ids)s::bigint[]) AS x(id)
       LEFT JOIN (SELECT dialogue_id, count(*) AS n FROM annotation_annotation
-                 WHERE dialogue_id = ANY(%(ids)s::bigint[]) GROUP BY 1) AS a ON a.dialogue_id = x.id
+                 WHERE dialogue_id = ANY(%(ids)s::bigint[]) AND source <> %(llm)s GROUP BY 1) AS a
+             ON a.dialogue_id = x.id
       LEFT JOIN (SELECT dialogue_id, count(*) AS n FROM annotation_assignment
                  WHERE status = %(reserved)s AND dialogue_id = ANY(%(ids)s::bigint[]) GROUP BY 1) AS s
              ON s.dialogue_id = x.id
@@ -77,16 +75,21 @@ WHERE e.dialogue_id = c.id AND e.taken_count <> c.n
 
 
 def recount_taken(dialogue_ids) -> None:
-    """Recompute ``taken_count`` from the stored ratings and live reservations (after imports)."""
+    """Recompute ``taken_count`` from the stored ratings and live reservations (after imports).
+
+    An LLM rater's ratings take no slot: the quota is of people's ratings.
+    """
     ids = list(dialogue_ids)
     if connection.vendor == "postgresql":
         with connection.cursor() as cursor:
             literal, _kind = array_literal(ids)  # one text parameter, not a list dumped three times
-            cursor.execute(_RECOUNT_POSTGRESQL, {"ids": literal, "reserved": Assignment.Status.RESERVED.value})
+            params = {"ids": literal, "reserved": Assignment.Status.RESERVED.value, "llm": Annotation.Source.LLM.value}
+            cursor.execute(_RECOUNT_POSTGRESQL, params)
         return
     for start in range(0, len(ids), CHUNK):
         QueueEntry.objects.filter(pk__in=ids[start : start + CHUNK]).update(
-            taken_count=_count_subquery(Annotation) + _count_subquery(Assignment, status=Assignment.Status.RESERVED)
+            taken_count=_count_subquery(Annotation, exclude_source=Annotation.Source.LLM)
+            + _count_subquery(Assignment, status=Assignment.Status.RESERVED)
         )
 
 

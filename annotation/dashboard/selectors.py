@@ -106,6 +106,8 @@ def report_bootstrap(report: AgreementReport) -> dict:
 def ratings_changed_since(batch: Batch, report: AgreementReport) -> bool:
     """Whether the batch's ratings now differ from those the report was computed from (added, removed, edited)."""
     ratings = Annotation.objects.filter(dialogue__batch=batch)
+    if not report.parameters.get("include_llm"):  # reports count people's ratings unless told otherwise
+        ratings = ratings.exclude(source=Annotation.Source.LLM)
     if ratings.count() != report.report.get("n_ratings"):
         return True
     return ratings.filter(updated_at__gt=report.created_at).exists()

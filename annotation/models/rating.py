@@ -19,6 +19,11 @@ class AnnotatorProfile(models.Model):
     imported = models.BooleanField(
         _("imported"), default=False, help_text=_("Created by an import of annotation files, not a person who logs in.")
     )
+    # An LLM rater (``annotation.llm_rater``): the model and prompt version it rates with; empty for people.
+    # Its account has no usable password and no role; its ratings stay out of consensus and human agreement
+    # unless a researcher includes them.
+    llm_model = models.CharField(_("LLM model"), max_length=150, blank=True)
+    llm_prompt = models.CharField(_("LLM prompt version"), max_length=100, blank=True)
     created_at = models.DateTimeField(_("created at"), default=timezone.now)
 
     class Meta:
@@ -27,6 +32,15 @@ class AnnotatorProfile(models.Model):
 
     def __str__(self) -> str:
         return str(self.user)
+
+    @property
+    def is_llm_rater(self) -> bool:
+        return bool(self.llm_model)
+
+    @property
+    def rater_label(self) -> str:
+        """How people see the rater: its username, or ``llm:<model>@<prompt version>`` for an LLM rater."""
+        return f"llm:{self.llm_model}@{self.llm_prompt}" if self.llm_model else self.user.get_username()
 
 
 def _score_field(label):
@@ -44,6 +58,7 @@ class Annotation(models.Model):
         WEB = "web", _("web form")
         IMPORT = "import", _("JSONL import")
         SPREADSHEET = "spreadsheet", _("spreadsheet")
+        LLM = "llm", _("LLM rater")
 
     # No single-column indexes: (dialogue, annotator) and (annotator, created_at) below serve every lookup, and
     # each index costs every bulk insert and delete of ratings.

@@ -132,10 +132,11 @@ def batch_consensus(
     method: str = "weighted_average",
     min_kappa: float = MIN_KAPPA,
     min_confidence: float = MIN_CONFIDENCE,
+    include_llm: bool = False,
 ) -> tuple[MergeResult, dict] | None:
     """The batch's consensus and rejected items (seed A.6) with its adjudications and accepted flags applied;
-    None without ratings."""
-    records = annotation_records(batch_name=batch.name)
+    None without ratings. LLM raters' ratings count only with ``include_llm``."""
+    records = annotation_records(batch_name=batch.name, include_llm=include_llm)
     if not records:
         return None
     return merge_with_exclusions(

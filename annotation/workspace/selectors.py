@@ -50,7 +50,7 @@ def batch_rows() -> list[dict]:
         )
     )
     items = _grouped(Dialogue.objects.all(), "batch_id", n=Count("pk"))
-    ratings = _grouped(Annotation.objects.all(), "dialogue__batch_id", n=Count("pk"), last=Max("updated_at"))
+    ratings = _grouped(_people_ratings(), "dialogue__batch_id", n=Count("pk"), last=Max("updated_at"))
     flags = _grouped(
         QualityFlag.objects.filter(open_flags_q()).annotate(flag_batch=flag_batch_expression()),
         "flag_batch",
@@ -131,15 +131,24 @@ def _open_problems_of_item():
     return ItemComment.objects.filter(dialogue=OuterRef("pk"), problem=True, resolved_at__isnull=True)
 
 
+def _people_ratings() -> QuerySet[Annotation]:
+    """Ratings by people: an LLM rater's ratings (``annotation.llm_rater``) fill no quota and settle no dispute."""
+    return Annotation.objects.exclude(source=Annotation.Source.LLM)
+
+
 def items_with_counts(batch: Batch) -> QuerySet[Dialogue]:
-    """The batch's items with ``n_ratings``, ``spread_<axis>`` (0 without ratings) and ``max_spread``."""
+    """The batch's items with ``n_ratings``, ``spread_<axis>`` (0 without ratings) and ``max_spread``, over
+    people's ratings."""
+    human = ~Q(annotations__source=Annotation.Source.LLM)
     spreads = {
-        f"spread_{axis}": Coalesce(Max(f"annotations__{axis}_score") - Min(f"annotations__{axis}_score"), Value(0))
+        f"spread_{axis}": Coalesce(
+            Max(f"annotations__{axis}_score", filter=human) - Min(f"annotations__{axis}_score", filter=human), Value(0)
+        )
         for axis in AXES
     }
     return (
         Dialogue.objects.filter(batch=batch)
-        .annotate(n_ratings=Count("annotations"), **spreads)
+        .annotate(n_ratings=Count("annotations", filter=human), **spreads)
         .annotate(max_spread=Greatest(*(F(f"spread_{axis}") for axis in AXES)))
     )
 
@@ -228,7 +237,7 @@ def batch_counts(batch: Batch) -> dict:
     per_item = items_with_counts(batch)
     return {
         "items": items.count(),
-        "ratings": Annotation.objects.filter(dialogue__batch=batch).count(),
+        "ratings": _people_ratings().filter(dialogue__batch=batch).count(),
         "complete": per_item.filter(n_ratings__gte=batch.annotations_per_item).count(),
         "disputed": per_item.filter(max_spread__gte=batch.disagreement_spread).count(),
         "adjudicated": items.filter(Exists(_in_force_adjudications())).count(),
@@ -237,7 +246,7 @@ def batch_counts(batch: Batch) -> dict:
         .filter(flag_batch=batch.pk)
         .count(),
         "problems": ItemComment.objects.filter(dialogue__batch=batch, problem=True, resolved_at__isnull=True).count(),
-        "annotators": Annotation.objects.filter(dialogue__batch=batch).values("annotator").distinct().count(),
+        "annotators": _people_ratings().filter(dialogue__batch=batch).values("annotator").distinct().count(),
     }
 
 

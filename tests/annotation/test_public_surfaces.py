@@ -14,6 +14,7 @@ COMMANDS = {
     "import_gold",
     "import_spreadsheet",
     "kappa_calculator",
+    "llm_rate",
     "merge_annotations",
     "validate_annotations",
 }

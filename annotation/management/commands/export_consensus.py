@@ -42,16 +42,25 @@ class Command(BaseCommand):
             "not with --format xlsx (the workbook's rejected sheet)",
         )
         add_format_option(parser, "jsonl (default), xlsx (both sheets in one workbook) or csv (two files)")
+        parser.add_argument(
+            "--include-llm",
+            action="store_true",
+            help="count the ratings of LLM raters (llm_rate) in the consensus; left out by default",
+        )
 
-    def handle(self, *args, output, batch, method, min_kappa, min_confidence, rejected, file_format, **options):
+    def handle(
+        self, *args, output, batch, method, min_kappa, min_confidence, rejected, file_format, include_llm, **options
+    ):
         self._check_names(output, rejected, file_format)
         stored = Batch.objects.filter(name=batch).first() if batch else None
         if batch and stored is None:
             raise CommandError(f"no batch named {batch!r}")
         if stored is not None:  # one batch: its adjudications apply
-            merged = batch_consensus(stored, method=method, min_kappa=min_kappa, min_confidence=min_confidence)
+            merged = batch_consensus(
+                stored, method=method, min_kappa=min_kappa, min_confidence=min_confidence, include_llm=include_llm
+            )
         else:
-            records = annotation_records()
+            records = annotation_records(include_llm=include_llm)
             merged = records and merge_with_exclusions(
                 rating_set(records),
                 method=method,
@@ -86,6 +95,7 @@ class Command(BaseCommand):
                 f"{n_consensus} consensus items ({method}) written to {output}; "
                 f"{n_rejected} rejected to {rejected_path}"
                 + (f"; {adjudicated} items with adjudicated axes" if adjudicated else "")
+                + ("; LLM raters included" if include_llm else "")
             )
         )
 
