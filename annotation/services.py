@@ -2,14 +2,24 @@
 
 from __future__ import annotations
 
+import numpy as np
 from django.contrib.auth import get_user_model
 from django.db import transaction
 from django.utils import timezone
 
+from annotation.aggregation.llm_agreement import llm_agreement
 from annotation.aggregation.reports import N_BOOT, SEED, kappa_report
 from annotation.axes import AXES, MIN_CONFIDENCE, MIN_KAPPA, TARGET_KAPPA
-from annotation.io.dataset import rating_set
-from annotation.models import AgreementReport, Annotation, AnnotationEdit, Batch, Dialogue, QualityFlag
+from annotation.io.dataset import RatingSet, rating_set
+from annotation.models import (
+    AgreementReport,
+    Annotation,
+    AnnotationEdit,
+    AnnotatorProfile,
+    Batch,
+    Dialogue,
+    QualityFlag,
+)
 from annotation.quality.consistency import check_consistency
 from annotation.quality.outliers import detect_outliers
 from annotation.selectors import annotation_records, dialogue_records
@@ -41,6 +51,29 @@ def annotation_update(*, annotation: Annotation, values: dict, user, reason: str
     return locked
 
 
+def _llm_raters_section(batch_name: str | None, humans: RatingSet, *, n_boot: int, seed: int) -> dict | None:
+    """Each LLM rater's agreement with the humans of ``humans`` (``aggregation.llm_agreement``); None without any."""
+    profiles = AnnotatorProfile.objects.exclude(llm_model="").select_related("user")
+    labels = {p.user.get_username(): p.rater_label for p in profiles}
+    ratings = Annotation.objects.filter(annotator__username__in=list(labels)).order_by("dialogue_id", "annotator_id")
+    if batch_name is not None:
+        ratings = ratings.filter(dialogue__batch__name=batch_name)
+    rows = list(ratings.values_list("dialogue__external_id", "annotator__username", *(f"{a}_score" for a in AXES)))
+    if not rows:
+        return None
+    items = list(dict.fromkeys(row[0] for row in rows))
+    raters = sorted({row[1] for row in rows})
+    item_row, rater_col = {item: i for i, item in enumerate(items)}, {r: c for c, r in enumerate(raters)}
+    scores = {axis: np.zeros((len(items), len(raters)), dtype=np.int8) for axis in AXES}
+    for item, rater, *values in rows:
+        for axis, value in zip(AXES, values, strict=True):
+            scores[axis][item_row[item], rater_col[rater]] = value
+    return llm_agreement(
+        humans.item_ids, humans.rater_ids, humans.scores, items, raters, scores,
+        labels=labels, n_boot=n_boot, seed=seed,
+    )  # fmt: skip
+
+
 def agreement_report_create(
     *,
     batch: Batch | None = None,
@@ -67,6 +100,10 @@ def agreement_report_create(
     report = kappa_report(
         ratings, min_kappa=min_kappa, target_kappa=target_kappa, n_boot=n_boot, seed=seed, sources=[source]
     )
+    if not include_llm:  # the LLM raters beside the humans, in a section of their own (the rest stays human)
+        llm_section = _llm_raters_section(batch_name, ratings, n_boot=n_boot, seed=seed)
+        if llm_section is not None:
+            report["llm_raters"] = llm_section
     outliers = detect_outliers(ratings)
     dialogues = dialogue_records({r.id for r in records})
     consistency = [

@@ -47,7 +47,8 @@ def percent(value: float | None) -> str:
 
 
 def batch_choices() -> list[Batch]:
-    return list(Batch.objects.annotate(n_ratings=Count("dialogues__annotations")).order_by("name"))
+    people = ~Q(dialogues__annotations__source=Annotation.Source.LLM)  # an LLM rater's ratings are not the batch's
+    return list(Batch.objects.annotate(n_ratings=Count("dialogues__annotations", filter=people)).order_by("name"))
 
 
 def default_batch(batches: list[Batch]) -> Batch | None:
@@ -190,33 +191,64 @@ class HeatRow:
     annotator: str
     cells: list[HeatCell] = field(default_factory=list)
     vs_rest: HeatCell | None = None
+    llm: bool = False  # an LLM rater: its "vs rest" is its kappa vs the humans only
+
+
+def _pair_cell(pairs: dict, name: str, other: str) -> HeatCell:
+    if name == other:
+        return HeatCell(None, other=other, diagonal=True)
+    pair = pairs.get((name, other))
+    if pair is None:
+        return HeatCell(None, 0, "no common items", other)
+    return HeatCell(pair["kappa"], pair["n_items"], pair.get("reason"), other)
+
+
+def _llm_pairs(report: AgreementReport, axis: str) -> tuple[list[dict], dict[tuple[str, str], dict]]:
+    """The LLM raters' entries of one axis (from the report's ``llm_raters`` section) and their pairs, by name."""
+    section = report.report.get("llm_raters") or {}
+    labels = {str(r["annotator"]): r["label"] for r in section.get("raters", [])}
+    data = section.get("axes", {}).get(axis) or {}
+    entries = [{**entry, "label": labels.get(str(entry["annotator"]), str(entry["annotator"]))}
+               for entry in data.get("raters", [])]  # fmt: skip
+    pairs = {}
+    for entry in entries:
+        for pair in entry.get("pairs", []):
+            pairs[(entry["label"], str(pair["annotator"]))] = pairs[(str(pair["annotator"]), entry["label"])] = pair
+    for pair in data.get("pairs_between_llms", []):
+        a, b = (labels.get(str(name), str(name)) for name in pair["annotators"])
+        pairs[(a, b)] = pairs[(b, a)] = pair
+    return entries, pairs
 
 
 def heat_map(report: AgreementReport, axis: str) -> dict | None:
-    """Pairwise kappa of one axis as an annotators x annotators matrix (symmetric; the diagonal left blank)."""
+    """Pairwise kappa of one axis as an annotators x annotators matrix (symmetric; the diagonal left blank).
+
+    The LLM raters of the report's ``llm_raters`` section come last, as rows and columns marked ``llm``; the
+    humans' "vs rest" stays the human report's (human partners only), an LLM's is its kappa vs the humans.
+    """
     data = report.report.get("axes", {}).get(axis)
     if not data:
         return None
-    annotators = [str(a["annotator"]) for a in data.get("annotators", [])]
+    humans = [str(a["annotator"]) for a in data.get("annotators", [])]
     pairs = {}
     for pair in data.get("pairs", []):
         a, b = (str(name) for name in pair["annotators"])
         pairs[(a, b)] = pairs[(b, a)] = pair
+    llm_entries, llm_pairs = _llm_pairs(report, axis)
+    pairs |= llm_pairs
+    names = humans + [entry["label"] for entry in llm_entries]
     rows = []
     for entry in data.get("annotators", []):
         name = str(entry["annotator"])
         row = HeatRow(name, vs_rest=HeatCell(entry.get("kappa_vs_rest"), entry.get("n_items", 0), entry.get("reason")))
-        for other in annotators:
-            if other == name:
-                row.cells.append(HeatCell(None, other=other, diagonal=True))
-                continue
-            pair = pairs.get((name, other))
-            if pair is None:
-                row.cells.append(HeatCell(None, 0, "no common items", other))
-            else:
-                row.cells.append(HeatCell(pair["kappa"], pair["n_items"], pair.get("reason"), other))
+        row.cells = [_pair_cell(pairs, name, other) for other in names]
         rows.append(row)
-    return {"annotators": annotators, "rows": rows, "legend": colour_legend()}
+    for entry in llm_entries:
+        vs_humans = HeatCell(entry.get("kappa_vs_humans"), entry.get("n_items", 0), entry.get("reason"))
+        rows.append(HeatRow(entry["label"], [_pair_cell(pairs, entry["label"], o) for o in names], vs_humans, llm=True))
+    columns = [{"name": name, "llm": i >= len(humans)} for i, name in enumerate(names)]
+    return {"annotators": names, "columns": columns, "rows": rows, "legend": colour_legend(),
+            "has_llm": bool(llm_entries)}  # fmt: skip
 
 
 # --- the weekly plot ----------------------------------------------------------------------------------------
@@ -238,6 +270,7 @@ def _axis_ratings(batch: Batch, axis: str) -> tuple[np.ndarray, np.ndarray, list
     """
     rows = list(
         Annotation.objects.filter(dialogue__batch=batch)
+        .exclude(source=Annotation.Source.LLM)  # agreement between people: the LLM has its own card
         .values_list("dialogue_id", "annotator_id", "created_at", f"{axis}_score")
         .iterator(chunk_size=5_000)
     )

@@ -15,12 +15,14 @@ from django.views.decorators.http import require_GET, require_POST
 
 from annotation.aggregation.reports import N_BOOT
 from annotation.axes import AXES
-from annotation.dashboard import selectors
-from annotation.job_handlers import AGREEMENT_REPORT
+from annotation.dashboard import llm_card, selectors
+from annotation.job_handlers import AGREEMENT_REPORT, LLM_RATE
+from annotation.llm_rater import UNAVAILABLE_OFFLINE, LLMRaterUnavailable, llm_rate_estimate
 from annotation.models import Batch
 from core.models import Job
 from core.permissions import researcher_required
 from core.services import job_enqueue
+from llm import services as gateway
 
 PAGE = "annotation/dashboard/page.html"
 
@@ -42,16 +44,16 @@ def _chosen_batch(request, batches: list[Batch]) -> Batch | None:
     raise Http404(f"no batch with id {wanted}")
 
 
-def _requested_job(request) -> Job | None:
-    if "job" not in request.GET:
+def _requested_job(request, key: str = "job", kind: str = AGREEMENT_REPORT) -> Job | None:
+    if key not in request.GET:
         return None
     try:
-        job_id = uuid.UUID(request.GET["job"])
+        job_id = uuid.UUID(request.GET[key])
     except ValueError:
         raise Http404("not a job id") from None
-    job = Job.objects.filter(pk=job_id, kind=AGREEMENT_REPORT).first()
+    job = Job.objects.filter(pk=job_id, kind=kind).first()
     if job is None:
-        raise Http404("no such recompute job")
+        raise Http404(f"no such {kind} job")
     return job
 
 
@@ -72,6 +74,9 @@ def dashboard(request):
     job = _requested_job(request)
     if fragment and job is not None:  # the recompute panel polling for the end of its job
         return _vary(render(request, f"{PAGE}#recompute-followup", {"job": job}))
+    llm_job = _requested_job(request, "llm_job", LLM_RATE)
+    if fragment and llm_job is not None:  # the LLM card polling for the end of its run
+        return _vary(render(request, f"{PAGE}#llm-followup", {"job": llm_job}))
     batches = selectors.batch_choices()
     batch = _chosen_batch(request, batches)
     axis = request.GET.get("axis") if request.GET.get("axis") in AXES else AXES[0]
@@ -95,7 +100,10 @@ def dashboard(request):
             "stale": selectors.ratings_changed_since(batch, context["report"]) if context["report"] else False,
             "recompute_n_boot": N_BOOT,  # what the button below asks for (the job's n_boot)
             "activity_url": reverse("annotation:activity", args=[batch.pk]),
+            "llm": llm_card.llm_card(batch, context["report"]),
         }
+        if llm_job is not None:
+            context["llm"]["job"] = llm_job
     return _vary(render(request, PAGE, context))
 
 
@@ -115,3 +123,61 @@ def recompute(request):
     if request.htmx:
         return render(request, f"{PAGE}#recompute-job", {"job": job})
     return redirect(_dashboard_url(batch.pk, job=job.pk))
+
+
+# --- the LLM rater (issue 18): estimate first, then a run on a worker ----------------------------------------
+
+
+def _llm_refusal(request, batch: Batch | None, error: str, status: int = 200):
+    if request.htmx:
+        return render(request, f"{PAGE}#llm-error", {"error": error}, status=status)
+    messages.error(request, error)
+    return redirect(_dashboard_url(batch.pk) if batch else reverse("annotation:dashboard"))
+
+
+def _llm_request(request):
+    """The batch and the form's model, budget and currency, or the response refusing them."""
+    batch = Batch.objects.filter(pk=_int_or_404(request.POST.get("batch"))).first()
+    if batch is None:
+        raise Http404("no such batch")
+    if not gateway.configured():  # the page shows no form then; a stale page or a script may still post
+        return batch, None, _llm_refusal(request, batch, _(UNAVAILABLE_OFFLINE), status=409)
+    run, error = llm_card.parse_run_form(request.POST)
+    if error:
+        return batch, None, _llm_refusal(request, batch, error)
+    return batch, run, None
+
+
+@researcher_required
+@require_POST
+def llm_estimate(request):
+    batch, run, refusal = _llm_request(request)
+    if refusal:
+        return refusal
+    try:
+        estimate = llm_rate_estimate(batch=batch, model=run.model)
+    except LLMRaterUnavailable as error:
+        return _llm_refusal(request, batch, _(str(error)), status=409)
+    cost = estimate.estimate.cost_jpy if run.currency == "JPY" else estimate.estimate.cost_usd
+    context = {
+        "batch": batch,
+        "run": run,
+        "estimate": estimate,
+        "cost": cost,
+        "over_budget": run.budget is not None and cost > run.budget,
+    }
+    if request.htmx:
+        return render(request, f"{PAGE}#llm-estimate", context)
+    return render(request, "annotation/dashboard/llm_estimate_page.html", context)
+
+
+@researcher_required
+@require_POST
+def llm_run(request):
+    batch, run, refusal = _llm_request(request)
+    if refusal:
+        return refusal
+    job = job_enqueue(kind=LLM_RATE, params={"batch_id": batch.pk, **run.params, "force": False}, user=request.user)
+    if request.htmx:
+        return render(request, f"{PAGE}#llm-job", {"job": job})
+    return redirect(_dashboard_url(batch.pk, llm_job=job.pk))

@@ -39,6 +39,8 @@ URLS = {
     "annotation:qualification-results": "training/results/",
     "annotation:dashboard": "research/agreement/",
     "annotation:dashboard-recompute": "research/agreement/recompute/",
+    "annotation:dashboard-llm-estimate": "research/agreement/llm/estimate/",
+    "annotation:dashboard-llm-run": "research/agreement/llm/run/",
     "annotation:download-ratings": "research/agreement/<int:pk>/ratings.jsonl",
     "annotation:download-consensus": "research/agreement/<int:pk>/<str:part>.jsonl",
     "annotation:download-report": "research/agreement/<int:pk>/report.json",
