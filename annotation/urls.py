@@ -9,4 +9,6 @@ urlpatterns = [
     path("", include("annotation.workspace.urls")),
     path("", include("annotation.activity.urls")),
     path("", include("annotation.spreadsheets.urls")),
+    path("", include("annotation.audits.urls_research")),
+    path("", include("annotation.audits.urls")),
 ]

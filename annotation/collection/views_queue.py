@@ -20,6 +20,7 @@ from django.utils.translation import gettext as _
 from django.utils.translation import gettext_lazy as _lazy
 from django.views.decorators.http import require_GET, require_http_methods, require_POST
 
+from annotation.audits.selectors import audits_for_rater
 from annotation.axes import AXES, MIN_CONFIDENCE
 from annotation.collection.forms import EditReasonForm, ItemCommentForm, RatingForm, SkipForm, parse_rating
 from annotation.collection.history import edits_of, ratings_page, skipped_page
@@ -63,7 +64,8 @@ def _batches_for(user):
 @qualification_required
 @require_GET
 def queue(request):
-    return render(request, "annotation/queue/batches.html", {"batches": _batches_for(request.user)})
+    context = {"batches": _batches_for(request.user), "audits": audits_for_rater(request.user)}
+    return render(request, "annotation/queue/batches.html", context)
 
 
 def _workspace(

@@ -12,8 +12,9 @@ from __future__ import annotations
 import json
 import re
 import tempfile
+from functools import wraps
 
-from django.http import FileResponse, Http404, HttpResponse, StreamingHttpResponse
+from django.http import FileResponse, Http404, HttpResponse, HttpResponseBadRequest, StreamingHttpResponse
 from django.shortcuts import get_object_or_404
 from django.utils.http import content_disposition_header
 from django.views.decorators.http import require_GET
@@ -46,25 +47,53 @@ def ratings(request, pk: int):
     return _attach(response, _filename(batch, "ratings", ".jsonl"))
 
 
+class _BadQuery(Exception):
+    pass
+
+
+def _include_llm(request) -> bool:
+    """``?include_llm=1``: the LLM raters' ratings count in the consensus, as ``export_consensus --include-llm``."""
+    value = request.GET.get("include_llm", "0")
+    if value not in ("0", "1"):
+        raise _BadQuery(f"include_llm={value!r}: accepted 0 (people only, the default) or 1 (with the LLM raters)")
+    return value == "1"
+
+
+def _plain_400(view):
+    """A bad query string answers 400 with the reason as plain text (a download link has no page to show it on)."""
+
+    @wraps(view)
+    def wrapper(request, *args, **kwargs):
+        try:
+            return view(request, *args, **kwargs)
+        except _BadQuery as error:
+            return HttpResponseBadRequest(str(error), content_type="text/plain; charset=utf-8")
+
+    return wrapper
+
+
+def _what(part: str, include_llm: bool) -> str:
+    return f"{part}-with-llm" if include_llm else part
+
+
 @researcher_required
 @require_GET
+@_plain_400
 def consensus(request, pk: int, part: str):
     """``part``: "consensus" or "rejected", merged with the export_consensus defaults, adjudications applied."""
     batch = get_object_or_404(Batch, pk=pk)
     if part not in ("consensus", "rejected"):
         raise Http404("consensus or rejected")
-    merged = batch_consensus(batch)
-    if merged is None:
-        raise Http404(f"batch {batch.name} has no ratings yet")
-    result, _summary = merged
+    include_llm = _include_llm(request)
+    result = _merged(batch, include_llm)
     rows = result.consensus if part == "consensus" else result.rejected
     body = "".join(_encode(row) + "\n" for row in rows)
     return _attach(HttpResponse(body, content_type="application/x-ndjson; charset=utf-8"),
-                   _filename(batch, part, ".jsonl"))  # fmt: skip
+                   _filename(batch, _what(part, include_llm), ".jsonl"))  # fmt: skip
 
 
-def _merged(batch: Batch):
-    merged = batch_consensus(batch)
+def _merged(batch: Batch, include_llm: bool = False):
+    merged = batch_consensus(batch, include_llm=include_llm)
     if merged is None:
         raise Http404(f"batch {batch.name} has no ratings yet")
     return merged[0]
@@ -99,18 +128,20 @@ def ratings_sheet(request, pk: int, file_format: str):
 
 @researcher_required
 @require_GET
+@_plain_400
 def consensus_sheet(request, pk: int, part: str, file_format: str):
     """``part`` "consensus" (xlsx: with the rejected sheet) or "rejected" (CSV only), as export_consensus writes."""
     batch = get_object_or_404(Batch, pk=pk)
-    result = _merged(batch)
+    include_llm = _include_llm(request)
+    result = _merged(batch, include_llm)
     if file_format == "xlsx":
         return _workbook(
             lambda handle: sheets.write_consensus_xlsx(result.consensus, result.rejected, handle),
-            _filename(batch, "consensus", ".xlsx"),
+            _filename(batch, _what("consensus", include_llm), ".xlsx"),
         )
     if part == "rejected":
-        return _csv(sheets.iter_rejected_csv(result.rejected), _filename(batch, "rejected", ".csv"))
-    return _csv(sheets.iter_consensus_csv(result.consensus), _filename(batch, "consensus", ".csv"))
+        return _csv(sheets.iter_rejected_csv(result.rejected), _filename(batch, _what("rejected", include_llm), ".csv"))
+    return _csv(sheets.iter_consensus_csv(result.consensus), _filename(batch, _what("consensus", include_llm), ".csv"))
 
 
 @researcher_required

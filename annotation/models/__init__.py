@@ -1,10 +1,11 @@
 """The annotation app's data: dialogues and batches, ratings and their history, the work queue,
-training and qualification, reports and flags, and the tallies and triggers the database keeps.
+training and qualification, reports and flags, judge audits, and the tallies and triggers the database keeps.
 
 Every model is importable from here (``from annotation.models import Dialogue``); the modules
 beside this one say what each group holds.
 """
 
+from annotation.models.audit import AuditAssignment, AuditItem, AuditRating, AuditRatingEdit, JudgeAudit
 from annotation.models.dialogue import Batch, Dialogue, DialogueRevision
 from annotation.models.quality import AgreementReport, QualityFlag, QualityFlagReview
 from annotation.models.queue import Assignment, QueueEntry
@@ -20,11 +21,16 @@ __all__ = [
     "AnnotationEdit",
     "AnnotatorProfile",
     "Assignment",
+    "AuditAssignment",
+    "AuditItem",
+    "AuditRating",
+    "AuditRatingEdit",
     "Batch",
     "Dialogue",
     "DialogueRevision",
     "GoldItem",
     "ItemComment",
+    "JudgeAudit",
     "QualificationAttempt",
     "QualityFlag",
     "QualityFlagReview",

@@ -9,4 +9,5 @@ urlpatterns = [
     path("batch/<str:batch_id>/layer3-export", views.layer3_export, name="layer3-api-export"),
     path("batch/<str:batch_id>/statistics", views.statistics, name="layer3-api-statistics"),
     path("batch/<str:batch_id>/layer3-progress", progress.layer3_progress, name="layer3-api-progress"),
+    path("batch/<str:batch_id>/judge-calibration", views.judge_calibration, name="layer3-api-judge-calibration"),
 ]

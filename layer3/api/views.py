@@ -1,4 +1,5 @@
-"""The seed's Layer3 endpoints (002 §5.1, §5.2): start a run, read results and statistics, export, upload.
+"""The seed's Layer3 endpoints (002 §5.1, §5.2): start a run, read results and statistics, export, upload,
+and the judge calibration of a batch (issue 18).
 
 Researchers only (``IsResearcher``; annotators get 403, anonymous requests 401); ``batchId`` is the
 batch's name or id. Bodies and answers use the seed's camelCase shapes; errors answer
@@ -23,6 +24,7 @@ from core.jsonl import InputError
 from core.permissions import IsResearcher
 from core.problem_text import problem_row
 from layer3.api.requests import RequestError, parse_evaluate_request
+from layer3.exports.calibration_files import batch_calibration
 from layer3.exports.files import ExportError, export_file
 from layer3.io.imports import trials_import
 from layer3.models import Batch, TrialLog
@@ -216,6 +218,28 @@ def layer3_export(request, batch_id: str):
     response = StreamingHttpResponse((chunk.encode() for chunk in export.chunks), content_type=export.media_type)
     response["Content-Disposition"] = f'attachment; filename="{export.filename}"'
     return response
+
+
+@extend_schema(
+    summary="The judge calibration of a batch: one report per judge audit, newest first (issue 18)",
+    description=(
+        "People rate a stratified sample of the batch's LLM-judge verdicts on the 0–2 scale (a judge audit); each "
+        "report compares the judge with them (quadratic weighted kappa, Gwet AC2, exact agreement vs the human "
+        "consensus and each annotator, with bootstrap CIs) beside human–human agreement and the offline baseline "
+        "judge as a floor, and re-estimates the batch's usefulRate / correctnessRate from the people. "
+        '`{"batchId", "audits": [report, ...]}`, newest first; `audits` is empty while the batch has no audit. A '
+        'report: `{"audit", "scale", "consensusRule", "humans", "judges", "baseline", "rate"}`, every statistic as '
+        '`{"value", "ci", "reason"}` (value and ci null with the reason when undefined).'
+    ),
+    responses={200: _JSON, 401: _JSON, 403: _JSON, 404: _JSON},
+)
+@api_view(["GET"])
+@permission_classes([IsResearcher])
+def judge_calibration(request, batch_id: str):
+    batch, missing = _batch(batch_id)
+    if missing:
+        return missing
+    return Response({"batchId": batch.name, "audits": batch_calibration(batch)})
 
 
 @extend_schema(

@@ -5,14 +5,27 @@ from __future__ import annotations
 import json
 
 from django.db.models import Count, OuterRef, Q, Subquery
+from django.urls import NoReverseMatch, reverse
+from django.utils.translation import gettext_lazy
 
+from layer3.exports.calibration_files import batch_calibration
 from layer3.models import Batch, Layer3Run, TrialLog
+from layer3.panel.calibration_card import calibration_cards
 from layer3.panel.labels import MAGNITUDES, MAIN_COLUMNS, METRICS, format_value, result_value
 from layer3.runs.options import TARGET_STAGE, EvaluationOptions
 from layer3.selectors import results_document, run_target_counts
 from llm import services as gateway
 
 TRIALS_PER_PAGE = 50
+# The audit scales' points (seed 002 §2.2.1 GV, §2.2.3 W2WR) as the calibration card names them.
+SCALE_LABELS = {
+    "not_relevant": gettext_lazy("Not relevant"),
+    "generic": gettext_lazy("Generic"),
+    "useful": gettext_lazy("Useful"),
+    "wrong": gettext_lazy("Wrong"),
+    "redundant": gettext_lazy("Redundant"),
+    "correct": gettext_lazy("Correct"),
+}
 
 
 def latest_run(batch: Batch) -> Layer3Run | None:
@@ -196,3 +209,16 @@ def pretty_json(value: object, limit: int = 200_000) -> str:
     """``value`` as indented JSON for reading, cut (and said so) beyond ``limit`` characters."""
     text = json.dumps(value, ensure_ascii=False, indent=2)
     return text if len(text) <= limit else text[:limit] + "\n…"
+
+
+def calibration(batch: Batch) -> dict:
+    """The judge-calibration cards (the newest audit of each kind) and the older audits, from annotation."""
+    return calibration_cards(batch_calibration(batch), label_text=lambda code: str(SCALE_LABELS.get(code, code)))
+
+
+def audit_create_url() -> str | None:
+    """Where the "Create audit" form posts (annotation's view), or None while no installed app offers one."""
+    try:
+        return reverse("annotation:audit-create")
+    except NoReverseMatch:
+        return None

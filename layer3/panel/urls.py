@@ -13,4 +13,9 @@ urlpatterns = [
     path("research/layer3/<int:pk>/trials/", views.trials, name="trials"),
     path("research/layer3/<int:pk>/trials/<int:trial_pk>/", views.trial, name="trial"),
     path("research/layer3/<int:pk>/figures/<str:name>.<str:fmt>", views.figure, name="figure"),
+    path(
+        "research/layer3/<int:pk>/calibration/<int:audit_id>.<str:fmt>",
+        views.calibration_download,
+        name="calibration-download",
+    ),
 ]

@@ -19,6 +19,9 @@ from django.utils.translation import gettext as _
 from django.views.decorators.http import require_GET, require_POST
 
 from core.permissions import researcher_required
+from layer3.exports.calibration import CALIBRATION_FORMATS, FORMAT_NAMES
+from layer3.exports.calibration_files import calibration_export
+from layer3.exports.files import ExportError
 from layer3.exports.formats import FORMATS as EXPORT_FORMATS
 from layer3.figures.render import FIGURES, FORMATS, render_figure
 from layer3.models import Batch, Layer3Run, TrialLog
@@ -93,6 +96,9 @@ def batch_page(request, pk: int):
         "export_formats": EXPORT_FORMATS,
         "figure_formats": FORMATS,
         "summary": evaluation_summary(batch),
+        "calibration": reads.calibration(batch),
+        "calibration_formats": [{"fmt": fmt, "name": FORMAT_NAMES[fmt]} for fmt in CALIBRATION_FORMATS],
+        "audit_create_url": reads.audit_create_url(),
     }
     return _vary(render(request, PAGE, context))
 
@@ -235,4 +241,20 @@ def figure(request, pk: int, name: str, fmt: str):
     suffix = f"-{metric}" if name == "model-comparison" else ""
     filename = re.sub(r"[^\w.-]", "_", f"{batch.name}-{name}{suffix}-{language}") + f".{fmt}"
     response["Content-Disposition"] = content_disposition_header(as_attachment=True, filename=filename)
+    return response
+
+
+@researcher_required
+@require_GET
+def calibration_download(request, pk: int, audit_id: int, fmt: str):
+    """A judge audit's calibration report (issue 18) as JSON, Markdown or LaTeX, beside the Layer3 exports."""
+    batch = get_object_or_404(Batch, pk=pk)
+    if fmt not in CALIBRATION_FORMATS:
+        raise Http404(f"formats: {', '.join(CALIBRATION_FORMATS)}")
+    try:
+        export = calibration_export(batch, fmt=fmt, audit_id=audit_id)
+    except ExportError as exc:
+        raise Http404(str(exc)) from None
+    response = HttpResponse("".join(export.chunks), content_type=export.media_type)
+    response["Content-Disposition"] = content_disposition_header(as_attachment=True, filename=export.filename)
     return response

@@ -4,6 +4,7 @@ from django.core.management import get_commands
 from django.urls import URLPattern, URLResolver, get_resolver
 
 COMMANDS = {
+    "create_judge_audit",
     "delete_batch",
     "expire_reservations",
     "export_annotations",
@@ -20,6 +21,15 @@ COMMANDS = {
 }
 
 URLS = {
+    "annotation:audit-list": "research/audits/",
+    "annotation:audit-create": "research/audits/new/",
+    "annotation:audit-close": "research/audits/<int:audit_id>/close/",
+    "annotation:audit-reopen": "research/audits/<int:audit_id>/reopen/",
+    "annotation:audit-rate": "annotate/audits/<int:audit_id>/",
+    "annotation:audit-submit": "annotate/audits/<int:audit_id>/<int:assignment_id>/submit/",
+    "annotation:audit-skip": "annotate/audits/<int:audit_id>/<int:assignment_id>/skip/",
+    "annotation:audit-history": "annotate/audits/history/",
+    "annotation:audit-edit": "annotate/audits/history/<int:rating_id>/edit/",
     "annotation:queue": "annotate/",
     "annotation:rate": "annotate/<int:batch_id>/",
     "annotation:submit": "annotate/<int:batch_id>/<int:assignment_id>/submit/",

@@ -30,12 +30,6 @@ rows = [TrialRow(i, t["id"], t["modelConfig"], t["inputText"], t["generatedData"
 outcome = evaluate_chunk(rows, EvaluationOptions(), now=datetime.now(UTC))
 "".join(iter_csv({"id": str(pk), "modelConfig": "A", "layer3Metrics": m} for pk, m in outcome.written))
 """
-USE_SAMPLING = """
-from layer3.judge.sampling import stratified_proportion, stratified_sample
-units = [(f"t{i}:g{j}", ("A" if i % 2 else "B", j % 3)) for i in range(20) for j in range(3)]
-sample = stratified_sample(units, size=24, seed=7)
-stratified_proportion(sample, {unit.key: unit.key.endswith("g1") for unit in sample.units})
-"""
 
 
 @pytest.mark.parametrize(
@@ -46,7 +40,6 @@ stratified_proportion(sample, {unit.key: unit.key.endswith("g1") for unit in sam
         (["layer3.exports.formats", "core.spreadsheet_cells"], ""),
         (["layer3.judge.items", "layer3.judge.summaries", "layer3.runs.chunk", "layer3.runs.options"], USE_CHUNK),
         (["layer3.demo.generator", "layer3.io.trials"], ""),
-        (["layer3.judge.sampling"], USE_SAMPLING),
     ],
 )
 def test_pure_modules_load_no_framework(modules, use):

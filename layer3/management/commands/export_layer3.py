@@ -5,6 +5,8 @@ from pathlib import Path
 
 from django.core.management.base import BaseCommand, CommandError
 
+from layer3.exports.calibration import CALIBRATION_FORMATS
+from layer3.exports.calibration_files import calibration_export
 from layer3.exports.files import ExportError, export_file
 from layer3.exports.formats import FORMATS
 from layer3.selectors import BatchNotFound, batch_get
@@ -14,7 +16,8 @@ from layer3.statistics import CORRECTIONS
 class Command(BaseCommand):
     help = (
         "Export a batch's Layer3 results: json (results, statistics, optionally every trial's metrics), csv (one "
-        "row per trial), markdown or latex (the per-model and statistics tables, ready for a paper)."
+        "row per trial), markdown or latex (the per-model and statistics tables, ready for a paper). With "
+        "--calibration: the batch's judge-calibration reports (judge audits) as json, markdown or latex."
     )
 
     def add_arguments(self, parser):
@@ -24,21 +27,46 @@ class Command(BaseCommand):
         parser.add_argument("--include-raw", action="store_true", help="json: add every trial's stored metrics")
         parser.add_argument("--model-config", help="only this model configuration")
         parser.add_argument("--correction", choices=CORRECTIONS, default="bonferroni", help="multiple comparisons")
+        parser.add_argument(
+            "--calibration",
+            action="store_true",
+            help="export the judge calibration (every judge audit of the batch, newest first) instead of the results",
+        )
+        parser.add_argument("--audit", type=int, help="--calibration: only this audit (its id)")
 
     def handle(self, *args, **opts):
+        if opts["calibration"]:
+            refused = [flag for flag, given in (("--include-raw", opts["include_raw"]),
+                                                 ("--model-config", opts["model_config"])) if given]  # fmt: skip
+            if opts["format"] not in CALIBRATION_FORMATS:
+                raise CommandError(f"--calibration exports {', '.join(CALIBRATION_FORMATS)}, not {opts['format']}")
+            if refused:
+                raise CommandError(f"{' and '.join(refused)} do not apply to --calibration (it exports audit reports)")
+        elif opts["audit"] is not None:
+            raise CommandError("--audit applies to --calibration only")
         try:
             batch = batch_get(opts["batch"])
-            export = export_file(
-                batch,
-                fmt=opts["format"],
-                include_raw=opts["include_raw"],
-                model_config=opts["model_config"],
-                correction=opts["correction"],
-            )
+            if opts["calibration"]:
+                export = calibration_export(batch, fmt=opts["format"], audit_id=opts["audit"])
+            else:
+                export = self._results(batch, opts)
         except (BatchNotFound, ExportError) as exc:
             raise CommandError(str(exc)) from None
+        self._write(export, batch, opts)
+
+    def _results(self, batch, opts):
+        export = export_file(
+            batch,
+            fmt=opts["format"],
+            include_raw=opts["include_raw"],
+            model_config=opts["model_config"],
+            correction=opts["correction"],
+        )
         if opts["format"] != "json" and opts["include_raw"]:
             self.stderr.write("--include-raw applies to json only; ignored")
+        return export
+
+    def _write(self, export, batch, opts):
         if opts["output"] == "-":
             try:
                 for chunk in export.chunks:
@@ -60,4 +88,5 @@ class Command(BaseCommand):
         except BaseException:
             Path(temporary).unlink(missing_ok=True)
             raise
-        self.stdout.write(self.style.SUCCESS(f"wrote {target} ({opts['format']}, batch {batch.name})"))
+        what = "judge calibration, " if opts["calibration"] else ""
+        self.stdout.write(self.style.SUCCESS(f"wrote {target} ({what}{opts['format']}, batch {batch.name})"))

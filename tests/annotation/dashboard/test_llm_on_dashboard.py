@@ -353,3 +353,40 @@ def test_consensus_downloads_still_leave_the_llm_out(researcher_client, batch, l
     assert b"dialogue_000" in before[0] + before[1]
     llm_rate(batch=batch)
     assert bodies() == before
+
+
+# --- the consensus with the LLM included, from the dashboard ---------------------------------------------------
+
+
+def _lines_without_timestamps(text: str) -> list[dict]:
+    import json
+
+    return [{k: v for k, v in json.loads(line).items() if k != "timestamp"} for line in text.splitlines()]
+
+
+def test_the_consensus_downloads_include_the_llm_only_when_asked(researcher_client, rated, tmp_path):
+    url = f"/research/agreement/{rated.pk}/consensus.jsonl"
+    people = researcher_client.get(url)
+    with_llm = researcher_client.get(url + "?include_llm=1")
+    assert 'filename="b_llm-consensus-with-llm.jsonl"' in with_llm["Content-Disposition"]
+    for flag, response in (([], people), (["--include-llm"], with_llm)):
+        out = tmp_path / f"c{len(flag)}.jsonl"
+        call_command("export_consensus", "--output", str(out), "--batch", "b_llm", *flag)
+        assert _lines_without_timestamps(response.content.decode()) == _lines_without_timestamps(out.read_text())
+    rejected = f"/research/agreement/{rated.pk}/rejected.jsonl"
+    people_only, llm_too = (researcher_client.get(rejected + query).content for query in ("", "?include_llm=1"))
+    assert people_only and llm_too and people_only != llm_too  # the batch's low agreement rejects every item
+    sheet = researcher_client.get(f"/research/agreement/{rated.pk}/consensus.csv?include_llm=1")
+    assert sheet.status_code == 200 and "consensus-with-llm.csv" in sheet["Content-Disposition"]
+
+
+def test_a_bad_include_llm_value_is_refused_with_the_accepted_values(researcher_client, rated):
+    response = researcher_client.get(f"/research/agreement/{rated.pk}/consensus.jsonl?include_llm=yes")
+    assert response.status_code == 400
+    assert "include_llm='yes': accepted 0 (people only, the default) or 1" in response.content.decode()
+
+
+def test_the_llm_card_offers_the_consensus_with_the_llm(researcher_client, rated):
+    agreement_report_create(batch=rated, n_boot=0)
+    page = researcher_client.get(URL, {"batch": rated.pk}).content.decode()
+    assert 'data-download="consensus-with-llm"' in page and "?include_llm=1" in page

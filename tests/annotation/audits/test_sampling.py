@@ -10,7 +10,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from layer3.judge.sampling import Sample, allocate, stratified_sample
+from annotation.audits.sampling import Sample, allocate, stratified_sample
 
 
 def batch_units(counts: dict[tuple, int]) -> list[tuple[str, tuple]]:

@@ -9,7 +9,7 @@ import numpy as np
 import pytest
 from statsmodels.stats.weightstats import DescrStatsW
 
-from layer3.judge.sampling import (
+from annotation.audits.sampling import (
     Sample,
     SampledUnit,
     StratumAllocation,
