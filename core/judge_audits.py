@@ -74,6 +74,11 @@ def register_calibration(provider: Callable[[str], list[dict]]) -> None:
     _registry["calibration"] = provider
 
 
+def register_batch_names(names: Callable[[], list[str]]) -> None:
+    """Layer3: ``names()`` lists the batches that have been evaluated (those an audit may be drawn from)."""
+    _registry["batch_names"] = names
+
+
 def register_batch_page(url_of: Callable[[str], str | None]) -> None:
     """Layer3: ``url_of(batch_name)`` is the batch's page (where the calibration card is), None if unknown."""
     _registry["batch_page"] = url_of
@@ -96,3 +101,8 @@ def calibration_reports(batch: str) -> list[dict]:
 def batch_page_url(batch: str) -> str | None:
     url_of = _registry.get("batch_page")
     return url_of(batch) if url_of is not None else None
+
+
+def evaluated_batch_names() -> list[str]:
+    names = _registry.get("batch_names")
+    return names() if names is not None else []

@@ -91,13 +91,6 @@ NAV_ITEMS: list[NavItem] = [
         _("Semantic validation of generated UI specs: the eleven metrics per model config, tests, tables, figures."),
     ),
     NavItem(
-        "audits",
-        _("Judge audits"),
-        "annotation:audit-list",
-        RESEARCHER,
-        _("People rate a sample of the LLM judge's Layer3 verdicts; the judge's agreement with them, with CIs."),
-    ),
-    NavItem(
         "director",
         _("Director"),
         "director:check",

@@ -10,7 +10,7 @@ class Layer3Config(AppConfig):
 
     def ready(self) -> None:
         from core.demo import register_demo_part
-        from core.judge_audits import register_batch_page, register_judged_units
+        from core.judge_audits import register_batch_names, register_batch_page, register_judged_units
         from layer3.demo import load as demo
         from layer3.judge import audit_source
         from layer3.runs import job_handlers  # noqa: F401  (registers the layer3.evaluate job kind)
@@ -18,3 +18,4 @@ class Layer3Config(AppConfig):
         register_demo_part("layer3", demo.load, order=30)
         register_judged_units(audit_source.judged_units)  # what judge audits sample (annotation, issue 18)
         register_batch_page(audit_source.batch_page_url)  # where an audit's calibration card is
+        register_batch_names(audit_source.evaluated_batch_names)

@@ -19,6 +19,11 @@ class AuditCreateForm(forms.Form):
     per_item = forms.IntegerField(label=_("Ratings per item"), min_value=1, max_value=MAX_PER_ITEM, initial=3)
     seed = forms.IntegerField(label=_("Seed"), required=False, min_value=0, max_value=2**63 - 1)
 
+    def __init__(self, *args, batch_names: list[str] | None = None, **kwargs):
+        super().__init__(*args, **kwargs)
+        if batch_names:  # a list to pick from; the source still says why a batch it offers cannot be audited
+            self.fields["batch"].widget = forms.Select(choices=[(name, name) for name in batch_names])
+
     def clean_kind(self) -> str:
         kind = self.cleaned_data["kind"]
         assert kind in KINDS  # the choices are the contract's kinds

@@ -12,7 +12,7 @@ from django.views.decorators.http import require_GET, require_POST
 from annotation.audits import selectors_research, services
 from annotation.audits.forms import AuditCreateForm
 from annotation.models import JudgeAudit
-from core.judge_audits import AuditSourceError
+from core.judge_audits import AuditSourceError, evaluated_batch_names
 from core.permissions import researcher_required
 
 
@@ -30,7 +30,10 @@ def audit_list(request):
     return render(
         request,
         "annotation/audit_research/list.html",
-        {"rows": selectors_research.audit_rows(), "form": AuditCreateForm(initial={"size": 200, "per_item": 3})},
+        {
+            "rows": selectors_research.audit_rows(),
+            "form": AuditCreateForm(initial={"size": 200, "per_item": 3}, batch_names=evaluated_batch_names()),
+        },
     )
 
 

@@ -251,6 +251,12 @@ def baseline_score(unit: JudgedUnit) -> int:
     )["score"]
 
 
+def evaluated_batch_names() -> list[str]:
+    """Batches a Layer3 run has evaluated, newest evaluation first (an audit needs judged units from one)."""
+    batches = Batch.objects.filter(layer3_evaluated_at__isnull=False).order_by("-layer3_evaluated_at", "name")
+    return list(batches.values_list("name", flat=True))
+
+
 def batch_page_url(batch_name: str) -> str | None:
     """The batch's page in the Layer3 panel (where its calibration card is), None for an unknown name."""
     pk = Batch.objects.filter(name=batch_name).values_list("pk", flat=True).first()

@@ -216,9 +216,18 @@ def calibration(batch: Batch) -> dict:
     return calibration_cards(batch_calibration(batch), label_text=lambda code: str(SCALE_LABELS.get(code, code)))
 
 
-def audit_create_url() -> str | None:
-    """Where the "Create audit" form posts (annotation's view), or None while no installed app offers one."""
+def _url_or_none(name: str) -> str | None:
     try:
-        return reverse("annotation:audit-create")
+        return reverse(name)
     except NoReverseMatch:
         return None
+
+
+def audit_create_url() -> str | None:
+    """Where the "Create audit" form posts (annotation's view), or None while no installed app offers one."""
+    return _url_or_none("annotation:audit-create")
+
+
+def audit_list_url() -> str | None:
+    """The researchers' list of every judge audit with its progress (annotation's page), if installed."""
+    return _url_or_none("annotation:audit-list")

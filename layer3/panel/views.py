@@ -63,7 +63,8 @@ def _choice(request, name: str, accepted, default: str) -> str:
 @researcher_required
 @require_GET
 def batches(request):
-    return render(request, "layer3/panel/batches.html", {"rows": reads.batch_rows()})
+    context = {"rows": reads.batch_rows(), "audit_list_url": reads.audit_list_url()}
+    return render(request, "layer3/panel/batches.html", context)
 
 
 @researcher_required
@@ -99,6 +100,7 @@ def batch_page(request, pk: int):
         "calibration": reads.calibration(batch),
         "calibration_formats": [{"fmt": fmt, "name": FORMAT_NAMES[fmt]} for fmt in CALIBRATION_FORMATS],
         "audit_create_url": reads.audit_create_url(),
+        "audit_list_url": reads.audit_list_url(),
     }
     return _vary(render(request, PAGE, context))
 

@@ -42,6 +42,7 @@ def source():
     saved = dict(judge_audits._registry)
     judge_audits.register_judged_units(_population)
     judge_audits.register_batch_page(lambda name: f"/research/layer3/by-name/{name}/" if name == "judged" else None)
+    judge_audits.register_batch_names(lambda: ["judged", "other"])
     yield
     judge_audits._registry.clear()
     judge_audits._registry.update(saved)
@@ -125,3 +126,9 @@ def test_the_list_page_escapes_names_and_speaks_japanese_by_default(researcher_c
     japanese = Client()
     japanese.force_login(make_user("res2", "researcher"))
     assert "判定監査" in japanese.get(LIST).content.decode()
+
+
+def test_the_form_offers_the_evaluated_layer3_batches(researcher_client):
+    page = researcher_client.get(LIST).content.decode()
+    assert '<select name="batch"' in page
+    assert '<option value="judged">judged</option>' in page and '<option value="other">other</option>' in page

@@ -259,3 +259,8 @@ def test_the_batch_page_of_a_name_is_the_panel_page_and_none_for_an_unknown_name
     batch = Batch.objects.create(name="named")
     assert judge_audits.batch_page_url("named") == f"/research/layer3/{batch.pk}/"
     assert judge_audits.batch_page_url("nope") is None
+
+
+def test_the_evaluated_batches_are_offered_to_audit(baseline_judged):
+    Batch.objects.create(name="never evaluated")
+    assert judge_audits.evaluated_batch_names() == ["b"]

@@ -56,9 +56,9 @@ def test_the_card_shows_the_headline_rounded_and_the_rate_correction(as_research
     headline = text(gv[gv.index("data-headline") : gv.index("l3-cal-sub")])
     assert "κ 0.71 [0.64, 0.78]" in headline and "0.74" in headline and "0.7134" not in html
     assert "gpt-4o-mini @ layer3.gv_relevance@1" in gv
-    rate = text(gv[gv.index('data-rate="usefulRate"') : gv.index("l3-cal-progress")])
+    rate = text(gv[gv.index('data-rate="usefulRate"') : gv.index("l3-cal-grid")])
     assert "62.0%" in rate and "55.0% [47.0%, 63.0%]" in rate
-    progress = text(gv[gv.index("l3-cal-progress") : gv.index("l3-cal-grid")])
+    progress = text(gv[gv.index("l3-cal-progress") : gv.index("data-headline")])
     assert "180 of 200 items rated, 150 complete (3 ratings per item)" in progress
     assert "510 ratings by 3 annotators: ann_001, ann_002, ann_003" in progress
     assert '<progress max="200" value="180"' in gv
@@ -195,3 +195,12 @@ def test_annotators_get_403_and_anonymous_users_the_login_page(client, annotator
     client.force_login(annotator)
     for url in urls:
         assert client.get(url).status_code == 403, url
+
+
+def test_an_audit_nobody_has_rated_yet_shows_its_progress_and_waits(as_researcher, batch, calibration):
+    report = gv_report()
+    report["audit"].update(ratings=0, ratedItems=0, completeItems=0, annotators=[])
+    calibration["pilot"] = [report]
+    gv = card(page(as_researcher, batch), "gv")
+    assert "data-calibration-waiting" in gv and "0 of 200 items rated" in text(gv)
+    assert "data-headline" not in gv and "data-judges" not in gv
