@@ -2,6 +2,7 @@
 
 from celery import shared_task
 
+from annotation.audits.queue import expire_all_reservations
 from annotation.collection.queue import expire_reservations
 from annotation.monitoring import weekly_agreement_reports
 
@@ -13,9 +14,9 @@ def expire_reservations_task() -> int:
     """Give back the slots of abandoned reservations, so progress and quota counts stay current.
 
     Not needed for correctness: the queue releases a batch's expired reservations itself when it
-    finds nothing free.
+    finds nothing free (and so does a judge audit's).
     """
-    return expire_reservations()
+    return expire_reservations() + expire_all_reservations()
 
 
 @shared_task(name="annotation.weekly_agreement")

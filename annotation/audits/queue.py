@@ -72,6 +72,13 @@ def expire_reservations(audit: JudgeAudit, *, now=None) -> int:
     return released
 
 
+def expire_all_reservations(*, now=None) -> int:
+    """``expire_reservations`` for every audit with a reservation past its expiry (the periodic sweep)."""
+    now = now or timezone.now()
+    stale = AuditAssignment.objects.filter(status=RESERVED, expires_at__lt=now).values_list("audit_id", flat=True)
+    return sum(expire_reservations(audit, now=now) for audit in JudgeAudit.objects.filter(pk__in=stale.distinct()))
+
+
 def _release(item_id: int) -> None:
     AuditItem.objects.filter(pk=item_id, taken_count__gt=0).update(taken_count=F("taken_count") - 1)
 

@@ -242,3 +242,22 @@ def test_rating_edit_keeps_the_history_and_changes_nothing_when_unchanged(audit_
     with pytest.raises(ValueError, match="the score must be 0, 1 or 2"):
         rating_edit(rating, rater, 5)
     assert AuditRating.objects.get().score == 2 and AuditRatingEdit.objects.count() == 1
+
+
+def test_the_periodic_sweep_gives_back_expired_audit_reservations(audit_of):
+    from django.core.management import call_command
+
+    from annotation.tasks import expire_reservations_task
+
+    audit = audit_of()
+    first, second = make_user("r1"), make_user("r2")
+    stale, fresh = next_assignment(audit, first), next_assignment(audit, second)
+    _age(stale)
+    assert expire_reservations_task() == 1
+    assert AuditAssignment.objects.get(pk=stale.pk).status == "expired"
+    assert AuditAssignment.objects.get(pk=fresh.pk).status == "reserved"
+    _taken_is_exact(audit)
+    _age(fresh)
+    call_command("expire_reservations")
+    assert AuditAssignment.objects.get(pk=fresh.pk).status == "expired"
+    _taken_is_exact(audit)
