@@ -140,6 +140,21 @@ class _Keys:
         return f"{key[: MAX_KEY - len(digest) - 1]}~{digest}"
 
 
+def _unit(trial: TrialLog, judge: str, prompt: str, evaluation: dict, *, key: str, context: dict) -> JudgedUnit:
+    return JudgedUnit(
+        key=key,
+        trial_id=trial.external_id,
+        model_config=trial.model_config,
+        judge_model=judge,
+        judge_prompt=prompt,
+        score=evaluation["score"],
+        label=_text(evaluation.get("label"))[:MAX_LABEL],
+        reasoning=_text(evaluation.get("reasoning")),
+        baseline_score=evaluation["score"] if judge == baseline.BASELINE_MODEL else None,  # else asked lazily
+        context=context,
+    )
+
+
 def _gv_units(trial: TrialLog) -> Iterator[JudgedUnit]:
     evaluations = _evaluations(trial, "gv")
     if not evaluations:
@@ -160,16 +175,12 @@ def _gv_units(trial: TrialLog) -> Iterator[JudgedUnit]:
                 break
         widget_type = widget["component"] if widget is not None else ""
         text = _text(evaluation.get("text"))
-        yield JudgedUnit(
+        yield _unit(
+            trial,
+            judge,
+            GV_PROMPT,
+            evaluation,
             key=keys(evaluation["itemId"]),
-            trial_id=trial.external_id,
-            model_config=trial.model_config,
-            judge_model=judge,
-            judge_prompt=GV_PROMPT,
-            score=evaluation["score"],
-            label=_text(evaluation.get("label"))[:MAX_LABEL],
-            reasoning=_text(evaluation.get("reasoning")),
-            baseline_score=evaluation["score"] if judge == baseline.BASELINE_MODEL else None,
             context={
                 "concern": trial.input_text,
                 "trialId": trial.external_id,
@@ -210,16 +221,12 @@ def _w2wr_units(trial: TrialLog) -> Iterator[JudgedUnit]:
                 "port": _text(evaluation.get(f"{end}Port")),
                 "config": config,
             }
-        yield JudgedUnit(
+        yield _unit(
+            trial,
+            judge,
+            W2WR_PROMPT,
+            evaluation,
             key=keys(evaluation["bindingId"]),
-            trial_id=trial.external_id,
-            model_config=trial.model_config,
-            judge_model=judge,
-            judge_prompt=W2WR_PROMPT,
-            score=evaluation["score"],
-            label=_text(evaluation.get("label"))[:MAX_LABEL],
-            reasoning=_text(evaluation.get("reasoning")),
-            baseline_score=evaluation["score"] if judge == baseline.BASELINE_MODEL else None,
             context={
                 "concern": trial.input_text,
                 "trialId": trial.external_id,
