@@ -9,6 +9,7 @@ the page shows (the view passes gettext); everything else is data that the templ
 from __future__ import annotations
 
 from collections.abc import Callable
+from datetime import datetime
 
 from layer3.exports.calibration_tables import (
     KIND_NAMES,
@@ -53,6 +54,15 @@ def _shown_time(text: object) -> str:
     return text[:16].replace("T", " ") if len(text) >= 16 and text[10:11] == "T" else text
 
 
+def _aware_time(text: object) -> datetime | None:
+    """The ISO time as an aware datetime (the page shows it in its own time zone); None if it is not one."""
+    try:
+        moment = datetime.fromisoformat(str(text or ""))
+    except ValueError:
+        return None
+    return moment if moment.tzinfo is not None else None
+
+
 def audit_summary(report: dict) -> dict:
     audit = report.get("audit") or {}
     return {
@@ -61,6 +71,7 @@ def audit_summary(report: dict) -> dict:
         "kind": _kind(report),
         "kind_name": KIND_NAMES.get(_kind(report), _kind(report)),
         "created": _shown_time(audit.get("createdAt")),
+        "created_at": _aware_time(audit.get("createdAt")),  # shown in the site's time zone by the template
         "created_iso": str(audit.get("createdAt") or ""),
     }
 

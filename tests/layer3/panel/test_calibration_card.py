@@ -204,3 +204,11 @@ def test_an_audit_nobody_has_rated_yet_shows_its_progress_and_waits(as_researche
     gv = card(page(as_researcher, batch), "gv")
     assert "data-calibration-waiting" in gv and "0 of 200 items rated" in text(gv)
     assert "data-headline" not in gv and "data-judges" not in gv
+
+
+def test_the_audit_time_is_shown_in_the_sites_time_zone(as_researcher, batch, calibration):
+    report = gv_report()
+    report["audit"]["createdAt"] = "2026-11-27T06:28:41.5+00:00"  # as annotation writes it: UTC
+    calibration["pilot"] = [report]
+    gv = card(page(as_researcher, batch), "gv")
+    assert '<time datetime="2026-11-27T06:28:41.5+00:00">2026-11-27 15:28</time>' in gv  # Asia/Tokyo
