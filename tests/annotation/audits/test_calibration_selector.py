@@ -10,6 +10,7 @@ from sklearn.metrics import cohen_kappa_score
 
 from annotation.aggregation.calibration import calibration_report
 from annotation.audits.calibration import audit_calibration, batch_calibrations
+from annotation.audits.queue import rating_edit
 from annotation.models import AuditItem, AuditRating, JudgeAudit
 from core import judge_audits
 
@@ -138,11 +139,25 @@ def test_the_reports_reach_layer3_through_the_core_registry():
 
 
 @pytest.mark.django_db
-def test_a_200_item_audit_is_read_in_two_queries(django_assert_num_queries):
+def test_a_200_item_audit_is_read_in_three_queries_then_cached(django_assert_num_queries):
     rng = np.random.default_rng(0)
     scores = tuple(int(s) for s in rng.integers(0, 3, size=200))
     ratings = [(i, p, int(np.clip(s + rng.choice([-1, 0, 0, 1]), 0, 2))) for i, s in enumerate(scores) for p in PEOPLE]
     audit = make_audit("big", scores=scores, people=PEOPLE, ratings=ratings)
-    with django_assert_num_queries(2):  # the items, then the ratings with their usernames
+    with django_assert_num_queries(3):  # the ratings' state (the cache key), the items, the ratings with usernames
         report = audit_calibration(audit, n_boot=100)
     assert report["audit"]["items"] == 200 and report["audit"]["ratings"] == 600
+    with django_assert_num_queries(1):  # nothing changed: the cached report
+        assert audit_calibration(audit, n_boot=100) == report
+
+
+@pytest.mark.django_db
+def test_a_new_or_corrected_rating_gives_a_new_report_at_once():
+    audit = make_audit("fresh", scores=SCORES, people=PEOPLE, ratings=RATINGS)
+    before = audit_calibration(audit, n_boot=50)
+    rating = AuditRating.objects.filter(item__audit=audit).order_by("pk").first()
+    rating_edit(rating, rating.annotator, (rating.score + 1) % 3, reason="second look")
+    after = audit_calibration(audit, n_boot=50)
+    assert after != before and after == audit_calibration(audit, n_boot=50)
+    rating.delete()
+    assert audit_calibration(audit, n_boot=50)["audit"]["ratings"] == before["audit"]["ratings"] - 1
