@@ -13,11 +13,15 @@ from annotation.models import (
     AgreementReport,
     Annotation,
     Assignment,
+    AuditItem,
+    AuditRating,
+    AuditRatingEdit,
     Batch,
     Dialogue,
     DialogueRevision,
     GoldItem,
     ItemComment,
+    JudgeAudit,
     QualificationAttempt,
     QualityFlag,
     TrainingAnswer,
@@ -57,6 +61,12 @@ def data(jsonl, annotator, staff_user):
     attempt = QualificationAttempt.objects.create(annotator=annotator)
     TrainingAnswer.objects.create(annotator=annotator, gold_item=gold, attempt=attempt, social_score=1,
                                   avoidant_score=1, mechanical_score=1, self_score=1)  # fmt: skip
+    audit = JudgeAudit.objects.create(name=EVIL, kind="gv", source_batch="l3", requested_size=1, seed=1, population=1)
+    unit = AuditItem.objects.create(audit=audit, key="t1:g1", trial_id="t1", model_config="A", context={"text": EVIL},
+                                    judge_model="m", judge_prompt="p@1", judge_score=1, judge_reasoning=EVIL,
+                                    stratum=["A", 1], weight=1.0)  # fmt: skip
+    audit_rating = AuditRating.objects.create(item=unit, annotator=annotator, score=1, comment=EVIL)
+    AuditRatingEdit.objects.create(rating=audit_rating, edited_by=staff_user, old_score=0, new_score=1, reason=EVIL)
     return batch
 
 
