@@ -71,3 +71,34 @@ def celery_worker(transactional_db):
 
     with start_worker(celery_app, pool="solo", concurrency=1, perform_ping_check=False, shutdown_timeout=10):
         yield
+
+
+# --- CI: the tests that touch no database run on one backend only ---------------------------------------------
+# `.ci/run` runs the suite on PostgreSQL + Redis, then on the embedded defaults with
+# ONLY_BACKEND_TESTS=1: the second pass leaves out what cannot differ between the backends, i.e. tests that
+# neither use the database (no django_db mark, no db fixture) nor start processes or read the backend
+# settings (their module mentions subprocess, DATABASE_URL or CELERY_BROKER_URL). `make test` alone runs all.
+_DB_FIXTURES = {"db", "transactional_db", "django_db_reset_sequences", "django_db_serialized_rollback", "live_server"}
+_BACKEND_WORDS = ("subprocess", "DATABASE_URL", "CELERY_BROKER_URL", "connection.vendor")
+
+
+def _backend_sensitive(item) -> bool:
+    if item.get_closest_marker("django_db") is not None or _DB_FIXTURES & set(getattr(item, "fixturenames", ())):
+        return True
+    path = getattr(item, "path", None)
+    try:
+        source = path.read_text(encoding="utf-8") if path is not None else ""
+    except OSError:
+        return True
+    return any(word in source for word in _BACKEND_WORDS)
+
+
+def pytest_collection_modifyitems(config, items):
+    if os.environ.get("ONLY_BACKEND_TESTS") != "1":
+        return
+    keep = [item for item in items if _backend_sensitive(item)]
+    kept = set(keep)
+    left_out = [item for item in items if item not in kept]
+    if left_out:
+        config.hook.pytest_deselected(items=left_out)
+        items[:] = keep
