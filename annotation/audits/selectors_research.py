@@ -6,6 +6,7 @@ from dataclasses import dataclass
 
 from django.db.models import Count
 
+from annotation.audits.selectors import ratings_per_item
 from annotation.models import AuditRating, JudgeAudit
 from core.judge_audits import batch_page_url
 
@@ -29,20 +30,25 @@ class AuditRow:
 
 
 def audit_rows() -> list[AuditRow]:
+    """Every audit with its progress: grouped queries for all audits at once, one page URL per Layer3 batch."""
     audits = list(JudgeAudit.objects.select_related("created_by").annotate(n_items=Count("items", distinct=True)))
-    rows = []
-    for audit in audits:
-        ratings = AuditRating.objects.filter(item__audit=audit)
-        counts = list(ratings.values("item").annotate(n=Count("pk")).values_list("n", flat=True))
-        raters = ratings.values("annotator").distinct().count()
-        rows.append(
-            AuditRow(
-                audit=audit,
-                items=audit.n_items,
-                complete_items=sum(1 for n in counts if n >= audit.per_item),
-                ratings=sum(counts),
-                raters=raters,
-                batch_url=batch_page_url(audit.source_batch),
-            )
+    ids = [audit.pk for audit in audits]
+    ratings = ratings_per_item(ids)
+    raters = dict(
+        AuditRating.objects.filter(item__audit__in=ids)
+        .values("item__audit")
+        .annotate(n=Count("annotator", distinct=True))
+        .values_list("item__audit", "n")
+    )
+    pages = {name: batch_page_url(name) for name in {audit.source_batch for audit in audits}}
+    return [
+        AuditRow(
+            audit=audit,
+            items=audit.n_items,
+            complete_items=sum(1 for n in ratings.get(audit.pk, ()) if n >= audit.per_item),
+            ratings=sum(ratings.get(audit.pk, ())),
+            raters=raters.get(audit.pk, 0),
+            batch_url=pages[audit.source_batch],
         )
-    return rows
+        for audit in audits
+    ]
