@@ -44,6 +44,23 @@ def _private(path: Path, *, mode: int) -> None:
 VAR_DIR.mkdir(parents=True, exist_ok=True)
 _private(VAR_DIR, mode=0o700)
 
+
+def _widget_catalogue(path: str) -> tuple[str, ...]:
+    """The widget types of the catalogue file at ``path`` (empty: the fifteen default types)."""
+    from layer3.metrics.catalogue import DEFAULT_WIDGET_TYPES, CatalogueError, parse_catalogue
+
+    if not path:
+        return DEFAULT_WIDGET_TYPES
+    try:
+        text = Path(path).read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError) as exc:
+        raise ImproperlyConfiguredError(f"LAYER3_WIDGET_CATALOGUE: cannot read {path}: {exc}") from None
+    try:
+        return parse_catalogue(text)
+    except CatalogueError as exc:
+        raise ImproperlyConfiguredError(f"LAYER3_WIDGET_CATALOGUE: {path}: {exc}") from None
+
+
 try:
     DEBUG = env_bool("DEBUG", False)
 
@@ -136,6 +153,8 @@ try:
 
     # --- Layer3 progress streams (SSE): one response lasts at most this long; browsers reconnect
     LAYER3_SSE_SECONDS = env_float("LAYER3_SSE_SECONDS", 30.0, minimum=1.0)
+    # --- Layer3 widget catalogue: the widget types a new batch's generator could choose from (seed 002 |W|)
+    LAYER3_WIDGET_CATALOGUE = _widget_catalogue(env_str("LAYER3_WIDGET_CATALOGUE"))
 
     # --- LLM endpoint (used only through the llm app) -------------------------------------
     LLM_BASE_URL = env_str("LLM_BASE_URL")

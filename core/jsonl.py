@@ -350,9 +350,18 @@ def load_records_with_unique_ids(paths: Iterable[str | Path], parse, *, log: Pro
     return records
 
 
-def check_batch_name(name: str, log: ProblemLog, *, limit: int) -> None:
-    """A ``--batch`` name must be given and fit the column (``limit`` characters)."""
-    if not name.strip():
+def check_batch_name(name: str, log: ProblemLog, *, limit: int, digits_only: bool = True) -> None:
+    """A ``--batch`` name must be given and fit the column (``limit`` characters).
+
+    ``digits_only=False``: refuse a name of digits only, where URLs and commands read digits as a batch id.
+    """
+    if not digits_only and name.strip().isdigit():
+        template = gettext_noop(
+            "the batch name %(name)s is only digits, which URLs and commands read as a batch id; "
+            "give a name with a letter in it (e.g. batch-%(name)s)"
+        )
+        log.add(Problem.of("--batch", None, "name", template, name=name.strip()))
+    elif not name.strip():
         log.add(
             Problem.of("--batch", None, "name", gettext_noop("the batch name is empty; give one with --batch NAME"))
         )

@@ -24,6 +24,11 @@ class Batch(models.Model):
     layer3_by_model = models.JSONField(_("Layer3 results by model configuration"), null=True, blank=True)
     layer3_statistics = models.JSONField(_("Layer3 statistics"), null=True, blank=True)
     layer3_evaluated_at = models.DateTimeField(_("Layer3 evaluated at"), null=True, blank=True)
+    # Which aggregation wrote the three figures above: an older one is recomputed on the next read
+    # (layer3.selectors.current_results), so figures of one batch never mix two definitions.
+    results_version = models.PositiveSmallIntegerField(_("results version"), default=0)
+    # The widget types the batch's generator could choose from (seed 002 §2.2.4 |W|), fixed at import.
+    widget_catalogue = models.JSONField(_("widget catalogue"), default=list, blank=True)
 
     class Meta:
         ordering = ["name"]
@@ -95,6 +100,9 @@ class Layer3Run(models.Model):
     skipped_count = models.PositiveIntegerField(_("skipped"), default=0)
     error_count = models.PositiveIntegerField(_("errors"), default=0)
     unjudged_count = models.PositiveIntegerField(_("left for a later run"), default=0)
+    judge_failures = models.PositiveIntegerField(_("judge answers given up on"), default=0)  # items
+    # What the run was to compute, keep and replace per metric block (layer3.runs.plan.PlanCounts)
+    plan = models.JSONField(_("plan"), null=True, blank=True)
     current_trial = models.CharField(_("current trial"), max_length=200, blank=True)
     last_metrics = models.JSONField(_("latest metrics"), null=True, blank=True)  # Partial<Layer3MetricsV1>
     judge_requests = models.PositiveIntegerField(_("judge requests"), default=0)
@@ -125,3 +133,33 @@ class Layer3Run(models.Model):
     def percentage(self) -> float:
         done = self.evaluated_count + self.error_count
         return round(100.0 * done / self.total_targets, 1) if self.total_targets else 100.0
+
+
+class Layer3RunProblem(models.Model):
+    """A problem one run met: a trial whose data is not a UISpec, or judge answers given up on.
+
+    Kept per run, so a run's progress stream and summary report its own problems only, and a later
+    run of the batch does not repeat an earlier one's.
+    """
+
+    class Kind(models.TextChoices):
+        SPEC = "spec", _("Not a UISpec")
+        JUDGE = "judge", _("Judge answers given up on")
+
+    run = models.ForeignKey(Layer3Run, verbose_name=_("run"), on_delete=models.CASCADE, related_name="problems")
+    trial = models.ForeignKey(
+        TrialLog, verbose_name=_("trial"), null=True, blank=True, on_delete=models.SET_NULL, related_name="+"
+    )
+    external_id = models.CharField(_("trial id"), max_length=200)
+    kind = models.CharField(_("kind"), max_length=10, choices=Kind.choices)
+    path = models.CharField(_("JSON path"), max_length=500, blank=True)
+    message = models.TextField(_("message"))  # English, as stored; pages translate it
+    items = models.PositiveIntegerField(_("items"), default=0)  # judge: the items given up on
+
+    class Meta:
+        ordering = ["run", "pk"]
+        verbose_name = _("Layer3 run problem")
+        verbose_name_plural = _("Layer3 run problems")
+
+    def __str__(self) -> str:
+        return f"{self.run_id}/{self.external_id}: {self.kind}"

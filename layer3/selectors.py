@@ -1,14 +1,17 @@
-"""Reads for the Layer3 app: finding a batch as users name it, and its results document."""
+"""Reads for the Layer3 app: finding a batch by its id (or name), and its results document."""
 
 from __future__ import annotations
 
 from collections.abc import Iterator
 
+from layer3.metrics.batch import RESULTS_VERSION
 from layer3.metrics.jscompat import js_iso_timestamp
 from layer3.models import Batch, TrialLog
 from layer3.runs.options import TARGET_STAGE
 from layer3.runs.reads import metric_summaries
-from layer3.statistics import compare_model_configs
+from layer3.statistics import DEFAULT_FAMILY, compare_model_configs
+
+DEFAULT_CORRECTION = "bonferroni"
 
 
 class BatchNotFound(LookupError):
@@ -16,35 +19,61 @@ class BatchNotFound(LookupError):
 
 
 def batch_get(identifier: str | int) -> Batch:
-    """The batch named ``identifier``, else the batch with that id; ``BatchNotFound`` names both tries."""
+    """The batch whose id is ``identifier`` (all digits), else the batch of that name.
+
+    Unambiguous by construction: a batch name may not be all digits (``check_batch_name`` refuses it
+    at import), so ``"2"`` is always the batch with id 2, never a batch named "2".
+    ``BatchNotFound`` says what was looked for and names some batches.
+    """
     text = str(identifier).strip()
-    batch = Batch.objects.filter(name=text).first()
-    if batch is None and text.isdigit():
+    if text.isdigit():
         batch = Batch.objects.filter(pk=int(text)).first()
+        what = f"no batch with id {text}"
+    else:
+        batch = Batch.objects.filter(name=text).first()
+        what = f"no batch named {text!r}"
     if batch is None:
-        known = list(Batch.objects.order_by("name").values_list("name", flat=True)[:10])
+        known = [f"{name} (id {pk})" for pk, name in Batch.objects.order_by("name").values_list("pk", "name")[:10]]
         hint = f"; batches: {', '.join(known)}" if known else "; there are no batches yet (manage.py import_trials)"
-        raise BatchNotFound(f"no batch named {text!r} and no batch with that id{hint}")
+        raise BatchNotFound(f"{what}{hint}")
     return batch
 
 
-def results_document(batch: Batch, *, model_config: str | None = None, correction: str = "bonferroni") -> dict:
-    """``{"batchId", "experimentId", "evaluatedAt", "overall", "byModel", "statistics"}`` of the export and API.
+def current_results(batch: Batch) -> Batch:
+    """``batch`` with figures of the current definitions: figures an older release stored are recomputed once."""
+    if batch.results_version < RESULTS_VERSION and batch.layer3_results is not None:
+        from layer3.runs.services import batch_results_refresh
 
-    The stored figures (Bonferroni) are served as they are; another correction, or one model
-    config, is computed from the stored trials (no metric is computed again, only the tests).
+        batch_results_refresh(batch=batch)
+    return batch
+
+
+def results_document(
+    batch: Batch,
+    *,
+    model_config: str | None = None,
+    correction: str = DEFAULT_CORRECTION,
+    family: str | int = DEFAULT_FAMILY,
+) -> dict:
+    """``{"batchId", "batchName", "experimentId", "evaluatedAt", "overall", "byModel", "statistics"}``.
+
+    The stored figures (Bonferroni over the seed's family) are served as they are; another correction
+    or family, or one model config, is computed from the stored trials (no metric is computed again,
+    only the tests).
     """
+    batch = current_results(batch)
     by_model = batch.layer3_by_model or []
     overall = batch.layer3_results
     statistics = batch.layer3_statistics
     if model_config is not None:
         by_model = [entry for entry in by_model if entry["modelConfig"] == model_config]
         overall = by_model[0]["layer3"] if by_model else None
-        statistics = compare_model_configs({}, correction=correction)  # one model config: no pairs
-    elif correction != "bonferroni" or statistics is None:
-        statistics = compare_model_configs(metrics_by_model(batch), correction=correction)
+        statistics = compare_model_configs({}, correction=correction, family=family)  # one model config: no pairs
+    elif (correction, family) != (DEFAULT_CORRECTION, DEFAULT_FAMILY) or statistics is None:
+        statistics = compare_model_configs(metrics_by_model(batch), correction=correction, family=family)
     return {
-        "batchId": batch.name,
+        "batchId": str(batch.pk),
+        "batchName": batch.name,
         "experimentId": batch.experiment_id,
         "evaluatedAt": js_iso_timestamp(batch.layer3_evaluated_at) if batch.layer3_evaluated_at else None,
         "overall": overall,
@@ -75,13 +104,11 @@ def trials_for_export(batch: Batch, *, model_config: str | None = None) -> Itera
 
 
 def run_target_counts(batch: Batch, options) -> tuple[int, int]:
-    """``(totalTargets, skippedCount)`` a run with ``options`` would have: targets, and those it would skip."""
-    from layer3.runs.services import targets
+    """``(totalTargets, skippedCount)`` a run with ``options`` would have: targets, and those with nothing to do."""
+    from layer3.runs.services import run_plan
 
-    all_targets = targets(batch, options)
-    total = all_targets.count()
-    skipped = 0 if options.force else all_targets.filter(layer3_metrics__isnull=False).count()
-    return total, skipped
+    plan = run_plan(batch=batch, options=options)
+    return plan.trials + plan.skipped, plan.skipped
 
 
 def evaluation_summary(batch: Batch) -> dict:

@@ -1,12 +1,15 @@
 """``GET .../layer3-progress``: the latest run of a batch as Server-Sent Events (seed 002 §5.1).
 
-Events, with JSON data and an ``id:`` line each (``<run>:<done>:<last error trial>``):
+Events, with JSON data and an ``id:`` line each (``<run>:<done>:<last problem>``):
 
 - ``progress`` ``{current, total, percentage, currentLogId, metrics?}`` whenever the run stored a chunk;
-- ``error`` ``{logId, error}`` for each trial whose generated data could not be evaluated, as they are
-  stored (and ``{logId: "", error}`` when the run itself failed);
-- ``complete`` ``{success, summary, elapsedMs}`` when the run ended (``summary``: the batch's
-  ``BatchLayer3Results``), at once for a client that connects after the end.
+- ``error`` ``{logId, error, kind, message}`` for each problem of *this* run as it is stored: a trial
+  whose generated data could not be evaluated (``kind`` "spec") or judge answers given up on after the
+  retries (``kind`` "judge"), and ``{logId: "", error, kind: "run"}`` when the run itself failed;
+  ``error`` is the stored English, ``message`` the same in the language of the request;
+- ``complete`` ``{success, status, summary, elapsedMs, evaluatedCount, errorCount, skippedCount,
+  unjudgedCount, judgeFailures}`` when the run ended (``summary``: the batch's ``BatchLayer3Results``),
+  at once for a client that connects after the end.
 
 A reconnecting ``EventSource`` sends ``Last-Event-ID`` and gets only what came after it; after the
 ``complete`` of the latest run the answer is 204, which tells the browser to stop reconnecting. A
@@ -30,16 +33,18 @@ from asgiref.sync import sync_to_async
 from django.conf import settings
 from django.core.handlers.asgi import ASGIRequest
 from django.http import HttpResponse, JsonResponse, StreamingHttpResponse
+from django.utils import translation
 
 from core.roles import RESEARCHER, has_role
-from layer3.models import Layer3Run, TrialLog
+from layer3.models import Layer3Run, Layer3RunProblem
+from layer3.panel.messages import problem_text
 from layer3.selectors import BatchNotFound, batch_get
 
 HEARTBEAT_SECONDS = 15.0
 POLL_SECONDS = 1.0
 RETRY_MS = 1000
 _RUN_FIELDS = ["status", "evaluated_count", "error_count", "unjudged_count", "total_targets", "skipped_count",
-               "current_trial", "last_metrics", "started_at", "elapsed_ms", "error"]  # fmt: skip
+               "current_trial", "last_metrics", "started_at", "elapsed_ms", "error", "judge_failures"]  # fmt: skip
 
 
 def _event(name: str, event_id: str, data: dict) -> str:
@@ -48,7 +53,7 @@ def _event(name: str, event_id: str, data: dict) -> str:
 
 
 def _parse_last_id(value: str | None) -> tuple[int, int, int, bool]:
-    """``(run id, progress done, last error trial pk, complete)`` from ``Last-Event-ID``; zeros when absent."""
+    """``(run id, progress done, last problem pk, complete)`` from ``Last-Event-ID``; zeros when absent."""
     if not value:
         return 0, -1, 0, False
     parts = value.split(":")
@@ -78,7 +83,7 @@ def layer3_progress(request, batch_id: str):
         return HttpResponse(status=204)  # the browser's EventSource stops reconnecting
     if last_run != run.pk:
         last_done, last_error = -1, 0
-    follower = RunFollower(run, last_done, last_error)
+    follower = RunFollower(run, last_done, last_error, language=translation.get_language())
     stream = _async_stream(follower) if isinstance(request, ASGIRequest) else _stream(follower)
     response = StreamingHttpResponse(stream, content_type="text/event-stream")
     response["Cache-Control"] = "no-cache"
@@ -89,30 +94,37 @@ def layer3_progress(request, batch_id: str):
 class RunFollower:
     """What a stream has sent of one run; ``poll()`` reads the run once and returns the events that are new."""
 
-    def __init__(self, run: Layer3Run, last_done: int, last_error: int) -> None:
+    def __init__(self, run: Layer3Run, last_done: int, last_error: int, *, language: str | None = None) -> None:
         self.run, self.last_done, self.last_error = run, last_done, last_error
+        self.language = language  # of the request: the stream's messages are written after the view returned
         self.errors_counted = -1  # the run's error count when the trials were last searched for errors
         self.finished = False
 
     def poll(self) -> list[str]:
+        with translation.override(self.language):
+            return self._poll()
+
+    def _poll(self) -> list[str]:
         run = self.run
         run.refresh_from_db(fields=_RUN_FIELDS)
         done = run.evaluated_count + run.error_count + run.unjudged_count
         events = []
-        if run.started_at and (run.error_count != self.errors_counted or run.status not in Layer3Run.IN_FLIGHT):
-            # only when the run counted a new error: 20 open streams must not search the trials every second
-            self.errors_counted = run.error_count
-            errors = (
-                TrialLog.objects.filter(batch_id=run.batch_id, pk__gt=self.last_error, layer3_metrics__has_key="error")
+        problems = run.error_count + run.judge_failures
+        if run.started_at and (problems != self.errors_counted or run.status not in Layer3Run.IN_FLIGHT):
+            # only when the run counted a new problem: 20 open streams must not search every second
+            self.errors_counted = problems
+            found = (
+                Layer3RunProblem.objects.filter(run_id=run.pk, pk__gt=self.last_error)
                 .order_by("pk")
-                .values_list("pk", "external_id", "layer3_metrics")
+                .values_list("pk", "external_id", "kind", "path", "message")
             )
-            for pk, external_id, metrics in errors:
+            for pk, external_id, kind, path, message in found:
                 self.last_error = pk
-                error = f"{metrics.get('path', '')}: {metrics.get('error', '')}"
+                error = f"{path}: {message}" if path and not message.startswith(path) else message
                 # the id names the progress already sent, so a resume from here still gets the next one
                 event_id = f"{run.pk}:{self.last_done}:{self.last_error}"
-                events.append(_event("error", event_id, {"logId": external_id, "error": error}))
+                data = {"logId": external_id, "kind": kind, "error": error, "message": problem_text(kind, error)}
+                events.append(_event("error", event_id, data))
         counted = run.total_targets > 0 or run.status not in Layer3Run.IN_FLIGHT
         # a started run counts its targets first: until then "0 of 0" would read as 100%
         if done != self.last_done and run.status != Layer3Run.Status.QUEUED and counted:
@@ -125,13 +137,19 @@ class RunFollower:
             events.append(_event("progress", f"{run.pk}:{done}:{self.last_error}", data))
         if run.status not in Layer3Run.IN_FLIGHT:
             if run.status == Layer3Run.Status.FAILED:
-                events.append(_event("error", f"{run.pk}:{done}:{self.last_error}", {"logId": "", "error": run.error}))
+                failure = {"logId": "", "kind": "run", "error": run.error, "message": problem_text("run", run.error)}
+                events.append(_event("error", f"{run.pk}:{done}:{self.last_error}", failure))
             run.batch.refresh_from_db(fields=["layer3_results"])
             summary = {
                 "success": run.status in (Layer3Run.Status.SUCCEEDED, Layer3Run.Status.STOPPED_BY_BUDGET),
+                "status": run.status,
                 "summary": run.batch.layer3_results,
                 "elapsedMs": run.elapsed_ms,
-                "status": run.status,
+                "evaluatedCount": run.evaluated_count,
+                "errorCount": run.error_count,
+                "skippedCount": run.skipped_count,
+                "unjudgedCount": run.unjudged_count,
+                "judgeFailures": run.judge_failures,
             }
             events.append(_event("complete", f"{run.pk}:{done}:{self.last_error}:complete", summary))
             self.finished = True

@@ -2,7 +2,8 @@
 and the judge calibration of a batch (issue 18).
 
 Researchers only (``IsResearcher``; annotators get 403, anonymous requests 401); ``batchId`` is the
-batch's name or id. Bodies and answers use the seed's camelCase shapes; errors answer
+batch's id (all digits) or its name (never all digits: such names are refused at import). Bodies and
+answers use the seed's camelCase shapes; errors answer
 ``{"success": false, "error": "...", "field"?: "..."}`` naming what was wrong and what is accepted.
 """
 
@@ -13,6 +14,7 @@ from pathlib import Path
 
 from django.conf import settings
 from django.http import StreamingHttpResponse
+from django.urls import reverse
 from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import OpenApiParameter, extend_schema
 from rest_framework import status
@@ -28,15 +30,15 @@ from layer3.exports.calibration_files import batch_calibration
 from layer3.exports.files import ExportError, export_file
 from layer3.io.imports import trials_import
 from layer3.models import Batch, TrialLog
-from layer3.runs.services import RunInFlight, layer3_run_create
+from layer3.runs.plan import plan_warnings, run_judge_labels
+from layer3.runs.services import RunInFlight, layer3_run_create, run_judges, run_plan
 from layer3.selectors import (
     BatchNotFound,
     batch_get,
     evaluation_summary,
     results_document,
-    run_target_counts,
 )
-from layer3.statistics import CORRECTIONS
+from layer3.statistics import CORRECTIONS, DEFAULT_FAMILY, parse_family
 
 MAX_PAGE_SIZE = 500
 
@@ -98,17 +100,30 @@ def evaluate_layer3(request, batch_id: str):
         return _error(status.HTTP_409_CONFLICT, f"{exc}; wait for it or cancel its job", data=running)
     except ValueError as exc:
         return _error(status.HTTP_400_BAD_REQUEST, f"useLLMJudge: {exc}", "useLLMJudge")
-    total, skipped = run_target_counts(batch, options)
+    plan = run_plan(batch=batch, options=options)
     data = {
-        "batchId": batch.name,
-        "totalTargets": total,
-        "evaluatedCount": 0,
-        "skippedCount": skipped,
-        "errorCount": 0,
-        "elapsedMs": 0,
+        "batchId": str(batch.pk),
+        "batchName": batch.name,
+        "runId": run.pk,
+        "status": run.status,
+        "totalTargets": plan.trials + plan.skipped,
+        "skippedCount": plan.skipped,
+        # known when the run ends: the progress stream's complete event and the run carry them
+        "evaluatedCount": None,
+        "errorCount": None,
+        "elapsedMs": None,
+        "plan": plan.as_dict(),
+        "warnings": plan_warnings(plan, run_judge_labels(run_judges(options))),
         "options": options.as_request(),
     }
-    return Response({"success": True, "data": data, "jobId": str(run.job_id), "runId": run.pk}, status=202)
+    links = {
+        "job": reverse("job-detail", args=[run.job_id]) if run.job_id else None,
+        "progress": reverse("layer3-api-progress", args=[batch.pk]),
+        "results": reverse("layer3-api-results", args=[batch.pk]),
+    }
+    return Response(
+        {"success": True, "data": data, "jobId": str(run.job_id), "runId": run.pk, "links": links}, status=202
+    )
 
 
 @extend_schema(
@@ -136,11 +151,17 @@ def layer3_results(request, batch_id: str):
     document = results_document(batch, model_config=model_config)
     data = {
         "batchId": document["batchId"],
+        "batchName": document["batchName"],
         "experimentId": document["experimentId"],
         "evaluatedAt": document["evaluatedAt"],
         "overall": document["overall"],
         "byModel": [
-            {"modelConfig": e["modelConfig"], "trialCount": e["trialCount"], "layer3": e["layer3"]}
+            {
+                "modelConfig": e["modelConfig"],
+                "trialCount": e["trialCount"],
+                "judge": e.get("judge"),
+                "layer3": e["layer3"],
+            }
             for e in document["byModel"]
         ],
         "summary": evaluation_summary(batch),
@@ -170,7 +191,15 @@ def layer3_results(request, batch_id: str):
 
 @extend_schema(
     summary="Pairwise statistical tests of the Layer3 metrics (seed 002 §5.2, §7)",
-    parameters=[OpenApiParameter("correction", str, enum=list(CORRECTIONS), description="default bonferroni")],
+    parameters=[
+        OpenApiParameter("correction", str, enum=list(CORRECTIONS), description="default bonferroni"),
+        OpenApiParameter(
+            "family",
+            str,
+            description="the multiple-comparison family: seed (default: 11 metrics × the pairs of model configs, "
+            "110 for A–E, seed 002 §7.2), tests-run (the tests performed), or a whole number (e.g. 210 across layers)",
+        ),
+    ],
     responses={200: _JSON, **_ERRORS},
 )
 @api_view(["GET"])
@@ -182,7 +211,11 @@ def statistics(request, batch_id: str):
     correction = request.query_params.get("correction", "bonferroni")
     if correction not in CORRECTIONS:
         return _error(400, f"correction: expected one of {', '.join(CORRECTIONS)}", "correction")
-    stats = results_document(batch, correction=correction)["statistics"]
+    try:
+        family = parse_family(request.query_params.get("family", DEFAULT_FAMILY))
+        stats = results_document(batch, correction=correction, family=family)["statistics"]
+    except ValueError as exc:
+        return _error(400, f"family: {exc}", "family")
     if stats is None:
         return Response({"layer3Comparisons": [], "summary": {"layer3": None}})
     return Response({"layer3Comparisons": stats["layer3Comparisons"], "summary": {"layer3": stats["summary"]}})
@@ -194,6 +227,8 @@ def statistics(request, batch_id: str):
         OpenApiParameter("format", str, enum=["json", "csv", "markdown", "latex"]),
         OpenApiParameter("includeRawData", bool),
         OpenApiParameter("modelConfig", str),
+        OpenApiParameter("correction", str, enum=list(CORRECTIONS), description="default bonferroni"),
+        OpenApiParameter("family", str, description="seed (default), tests-run, or a whole number"),
     ],
     responses={(200, "application/octet-stream"): OpenApiTypes.BINARY, **_ERRORS},
 )
@@ -207,14 +242,21 @@ def layer3_export(request, batch_id: str):
     if include is None:
         return _error(400, "includeRawData: expected true or false", "includeRawData")
     try:
+        family = parse_family(request.query_params.get("family", DEFAULT_FAMILY))
+    except ValueError as exc:
+        return _error(400, f"family: {exc}", "family")
+    try:
         export = export_file(
             batch,
             fmt=request.query_params.get("format", "json"),
             include_raw=include,
             model_config=request.query_params.get("modelConfig") or None,
+            correction=request.query_params.get("correction", "bonferroni"),
+            family=family,
         )
     except ExportError as exc:
-        return _error(400, str(exc), "format" if "format" in str(exc) else None)
+        field = next((name for name in ("format", "correction", "family") if str(exc).startswith(name)), None)
+        return _error(400, str(exc), field)
     response = StreamingHttpResponse((chunk.encode() for chunk in export.chunks), content_type=export.media_type)
     response["Content-Disposition"] = f'attachment; filename="{export.filename}"'
     return response
@@ -251,6 +293,12 @@ def judge_calibration(request, batch_id: str):
                 "name": {"type": "string", "description": "the batch name"},
                 "experimentId": {"type": "string"},
                 "file": {"type": "string", "format": "binary", "description": "trial-log JSONL"},
+                "widgetCatalogue": {
+                    "type": "string",
+                    "format": "binary",
+                    "description": "the widget types the generator could choose from (JSON array or one per line); "
+                    "default: the site's catalogue",
+                },
             },
             "required": ["name", "file"],
         }
@@ -266,23 +314,37 @@ def batch_upload(request):
     if upload is None:
         return _error(400, "file: attach the trial log as multipart field 'file' (JSONL)", "file")
     experiment = request.data.get("experimentId") or None
+    catalogue_upload = request.FILES.get("widgetCatalogue")
     safe = Path(upload.name or "trials.jsonl").name or "trials.jsonl"
     with tempfile.TemporaryDirectory(prefix="layer3-upload-") as folder:
-        path = Path(folder) / safe
-        with path.open("wb") as handle:
-            for chunk in upload.chunks():
-                handle.write(chunk)
+        path = _saved(upload, Path(folder) / "trials", safe)
+        names = {str(path): safe}
+        catalogue = None
+        if catalogue_upload is not None:
+            shown = Path(catalogue_upload.name or "catalogue.txt").name or "catalogue.txt"
+            catalogue = _saved(catalogue_upload, Path(folder) / "catalogue", shown)
+            names[str(catalogue)] = shown
         try:
-            summary = trials_import(paths=[path], batch_name=name, experiment_id=experiment)
+            summary = trials_import(paths=[path], batch_name=name, experiment_id=experiment, catalogue_path=catalogue)
         except InputError as exc:
-            rows = [problem_row(p, names={str(path): safe}) for p in exc.problems]  # no server paths, even in messages
+            rows = [problem_row(p, names=names) for p in exc.problems]  # no server paths, even in messages
             problems = [{key: row[key] for key in ("file", "line", "path", "message")} for row in rows]
             return _error(400, f"nothing was stored: {len(problems)} problem(s)", problems=problems)
     batch = Batch.objects.filter(name=name).first()
     data = {
-        "batchId": name,
+        "batchId": str(batch.pk) if batch else None,
+        "batchName": name,
         "id": batch.pk if batch else None,
         "created": summary.created,
         "unchanged": summary.unchanged,
     }
     return Response({"success": True, "data": data}, status=201 if summary.created else 200)
+
+
+def _saved(upload, folder: Path, name: str) -> Path:
+    folder.mkdir()
+    path = folder / name
+    with path.open("wb") as handle:
+        for chunk in upload.chunks():
+            handle.write(chunk)
+    return path

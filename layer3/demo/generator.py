@@ -13,6 +13,8 @@ from __future__ import annotations
 
 import random
 
+from layer3.metrics.catalogue import DEFAULT_WIDGET_TYPES
+
 CONCERNS = (  # (the concern, its topic as a noun for the sample values)
     ("転職するか今の会社に残るか迷っていて、夜も眠れません", "転職"),
     ("大学院に進学するか就職するか決められない", "大学院進学"),
@@ -36,23 +38,7 @@ CONCERNS = (  # (the concern, its topic as a noun for the sample values)
     ("SNSを見る時間が長すぎて、やめたいのにやめられない", "SNSの利用時間"),
 )
 
-WIDGET_TYPES = (
-    "brainstorm_cards",
-    "matrix_placement",
-    "priority_slider_grid",
-    "card_sorting",
-    "mind_map",
-    "emotion_palette",
-    "question_card_chain",
-    "tradeoff_balance",
-    "timeline_slider",
-    "dependency_mapping",
-    "swot_analysis",
-    "structured_summary",
-    "free_writing",
-    "stakeholder_map",
-    "decision_tree",
-)
+WIDGET_TYPES = DEFAULT_WIDGET_TYPES  # the default catalogue (layer3.metrics.catalogue)
 
 GENERIC_TEXTS = ("項目1", "項目2", "アイデアを書き出そう", "メモを入力", "選択肢A", "選択肢B", "やることリスト")
 UNRELATED_TEXTS = ("今日の夕飯はカレーにする", "週末は晴れるらしい", "新しいスマホの色を選ぶ")

@@ -12,7 +12,7 @@ from dataclasses import dataclass
 from layer3.exports.formats import FORMATS, MEDIA_TYPES, export_filename, iter_csv, iter_json, iter_latex, iter_markdown
 from layer3.models import Batch, TrialLog
 from layer3.selectors import results_document, trials_for_export
-from layer3.statistics import CORRECTIONS
+from layer3.statistics import CORRECTIONS, DEFAULT_FAMILY
 
 
 class ExportError(ValueError):
@@ -33,6 +33,7 @@ def export_file(
     include_raw: bool = False,
     model_config: str | None = None,
     correction: str = "bonferroni",
+    family: str | int = DEFAULT_FAMILY,
 ) -> ExportFile:
     """What ``export_layer3`` writes; ``ExportError`` names the bad argument and what is accepted."""
     if fmt not in FORMATS:
@@ -50,7 +51,10 @@ def export_file(
     if fmt == "csv":
         chunks = iter_csv(trials_for_export(batch, model_config=model_config))
     else:
-        document = results_document(batch, model_config=model_config, correction=correction)
+        try:
+            document = results_document(batch, model_config=model_config, correction=correction, family=family)
+        except ValueError as exc:  # a family smaller than the tests performed
+            raise ExportError(f"family: {exc}") from None
         if fmt == "json":
             trials = trials_for_export(batch, model_config=model_config) if include_raw else None
             chunks = iter_json(document, trials)

@@ -8,6 +8,11 @@ streaming HTTP response does not write one tiny piece per trial.
 A trial is ``{"id", "modelConfig", "layer3Metrics"}``; ``layer3Metrics`` is a ``Layer3MetricsV1``
 dict (seed 002 §3.1), ``{"version", "evaluatedAt", "error", "path"}`` for a trial whose generated
 data could not be parsed, or None for a trial not evaluated yet.
+
+A judged block with no judged item (``evaluatedItems`` / ``evaluatedBindings`` 0) has no score: its
+averages and rates go out as null (an empty CSV cell), also for trials stored while the seed's ``|| 1``
+guard wrote 0 there (``normalised_metrics``), so "no items" never reads as a measured 0. Each judged
+block's judge (``layer3.metrics.provenance``) is a CSV column of its own.
 """
 
 from __future__ import annotations
@@ -15,9 +20,10 @@ from __future__ import annotations
 import csv
 import io
 import json
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator, Mapping
 
 from core.spreadsheet_cells import neutralise_formula
+from layer3.metrics.provenance import block_judge
 
 CHUNK_CHARS = 64 * 1024
 
@@ -27,8 +33,35 @@ _SEMANTIC = "w2wrSemanticCorrectness"
 _DIVERSITY = "widgetDiversity"
 _GRAPH = "graphComplexity"
 
-# (column name, path of keys inside layer3Metrics), in the CSV's column order after TRIAL_COLUMNS.
-CSV_METRIC_PATHS: tuple[tuple[str, tuple[str, ...]], ...] = (
+# A judged block's figures that mean nothing without a judged item: (block, count of judged items, figures).
+UNSCORED_WITHOUT_ITEMS = (
+    (_GV, "evaluatedItems", ("avgScore", "usefulRate")),
+    (_SEMANTIC, "evaluatedBindings", ("avgScore", "correctnessRate")),
+)
+
+
+def _judge_of(block: str) -> Callable[[Mapping], str | None]:
+    """The label of ``block``'s judge (``kind:model:prompt``, ``unrecorded`` without a record); None without it."""
+
+    def judge(metrics: Mapping) -> str | None:
+        part = metrics.get(block)
+        return block_judge(part) if isinstance(part, Mapping) else None
+
+    return judge
+
+
+def _out_of_catalogue(metrics: Mapping) -> str | None:
+    """The widget types used but not in the catalogue, joined with a space (None when none or not recorded)."""
+    part = metrics.get(_DIVERSITY)
+    names = part.get("outOfCatalogue") if isinstance(part, Mapping) else None
+    if not isinstance(names, list | tuple) or not names:
+        return None
+    return " ".join(str(name) for name in names)
+
+
+# (column name, what it reads from layer3Metrics: a path of keys or a function), in the CSV's column
+# order after TRIAL_COLUMNS.
+CSV_METRIC_CELLS: tuple[tuple[str, tuple[str, ...] | Callable[[Mapping], object]], ...] = (
     ("gv_totalItems", (_GV, "totalItems")),
     ("gv_evaluatedItems", (_GV, "evaluatedItems")),
     ("gv_notRelevant", (_GV, "distribution", "notRelevant")),
@@ -36,6 +69,7 @@ CSV_METRIC_PATHS: tuple[tuple[str, tuple[str, ...]], ...] = (
     ("gv_useful", (_GV, "distribution", "useful")),
     ("gv_avgScore", (_GV, "avgScore")),
     ("gv_usefulRate", (_GV, "usefulRate")),
+    ("gv_judge", _judge_of(_GV)),
     ("w2wrType_totalBindings", (_TYPE, "totalBindings")),
     ("w2wrType_flow", (_TYPE, "distribution", "flow")),
     ("w2wrType_meta", (_TYPE, "distribution", "meta")),
@@ -50,10 +84,13 @@ CSV_METRIC_PATHS: tuple[tuple[str, tuple[str, ...]], ...] = (
     ("w2wrSemantic_wrong", (_SEMANTIC, "distribution", "wrong")),
     ("w2wrSemantic_avgScore", (_SEMANTIC, "avgScore")),
     ("w2wrSemantic_correctnessRate", (_SEMANTIC, "correctnessRate")),
+    ("w2wrSemantic_judge", _judge_of(_SEMANTIC)),
     ("diversity_uniqueWidgetCount", (_DIVERSITY, "uniqueWidgetCount")),
     ("diversity_entropy", (_DIVERSITY, "entropy")),
     ("diversity_normalizedEntropy", (_DIVERSITY, "normalizedEntropy")),
     ("diversity_maxEntropy", (_DIVERSITY, "maxEntropy")),
+    ("diversity_availableWidgetCount", (_DIVERSITY, "availableWidgetCount")),
+    ("diversity_outOfCatalogue", _out_of_catalogue),
     ("graph_nodeCount", (_GRAPH, "nodeCount")),
     ("graph_edgeCount", (_GRAPH, "edgeCount")),
     ("graph_density", (_GRAPH, "density")),
@@ -64,12 +101,49 @@ CSV_METRIC_PATHS: tuple[tuple[str, tuple[str, ...]], ...] = (
     ("graph_converge", (_GRAPH, "sectionNodeCounts", "converge")),
     ("graph_crossSectionEdges", (_GRAPH, "crossSectionEdges")),
 )
+# The columns that are a path of keys (numbers, as stored), for readers that look the values up themselves.
+CSV_METRIC_PATHS: tuple[tuple[str, tuple[str, ...]], ...] = tuple(
+    (name, reader) for name, reader in CSV_METRIC_CELLS if isinstance(reader, tuple)
+)
 TRIAL_COLUMNS = ("id", "modelConfig", "status", "error", "errorPath", "evaluatedAt", "evaluatorModel")
-CSV_COLUMNS: tuple[str, ...] = TRIAL_COLUMNS + tuple(name for name, _ in CSV_METRIC_PATHS)
+CSV_COLUMNS: tuple[str, ...] = TRIAL_COLUMNS + tuple(name for name, _ in CSV_METRIC_CELLS)
 
 STATUS_EVALUATED = "evaluated"
 STATUS_ERROR = "error"
 STATUS_UNEVALUATED = "unevaluated"
+
+
+def normalised_metrics(metrics: object) -> object:
+    """``metrics`` with null averages and rates in each judged block that has no judged item.
+
+    Trials stored while the seed's ``|| 1`` guard was in force hold 0 there; a block with 0 judged items
+    has no score, whatever is stored. The input is never changed: the blocks that need it are copied
+    (and the metrics dict with them), everything else is returned as is.
+    """
+    if not isinstance(metrics, Mapping):
+        return metrics
+    changed: dict | None = None
+    for block, count, fields in UNSCORED_WITHOUT_ITEMS:
+        part = metrics.get(block)
+        if not isinstance(part, Mapping) or not _is_zero(part.get(count)):
+            continue
+        if any(part.get(field) is not None for field in fields):
+            changed = changed if changed is not None else dict(metrics)
+            changed[block] = {**part, **{field: None for field in fields if field in part}}
+    return metrics if changed is None else changed
+
+
+def normalised_trial(trial: object) -> object:
+    """``trial`` with its ``layer3Metrics`` normalised (``normalised_metrics``); the input is not changed."""
+    if not isinstance(trial, Mapping):
+        return trial
+    metrics = trial.get("layer3Metrics")
+    normalised = normalised_metrics(metrics)
+    return trial if normalised is metrics else {**trial, "layer3Metrics": normalised}
+
+
+def _is_zero(value: object) -> bool:
+    return isinstance(value, int | float) and not isinstance(value, bool) and value == 0
 
 
 def _json(value: object, *, indent: int | None = 2) -> str:
@@ -94,9 +168,11 @@ def _in_chunks(pieces: Iterable[str], size: int = CHUNK_CHARS) -> Iterator[str]:
 def iter_json(document: dict, trials: Iterable[object] | None = None) -> Iterator[str]:
     """``document`` as indented UTF-8 JSON text; with ``trials``, a last key ``"trials"`` streamed item by item.
 
-    The text equals ``json.dumps({**document, "trials": list(trials)}, ensure_ascii=False, indent=2,
-    allow_nan=False)`` plus a final newline (a ``"trials"`` key of ``document`` is replaced). A NaN or
-    infinity raises ``ValueError`` (JSON has no such numbers) when the generator reaches it.
+    The text equals ``json.dumps({**document, "trials": [normalised_trial(t) for t in trials]},
+    ensure_ascii=False, indent=2, allow_nan=False)`` plus a final newline (a ``"trials"`` key of
+    ``document`` is replaced): a judged block without judged items has null averages and rates, as in
+    the CSV. A NaN or infinity raises ``ValueError`` (JSON has no such numbers) when the generator
+    reaches it.
     """
     if trials is None:
         yield _json(document) + "\n"
@@ -113,7 +189,7 @@ def _json_array_items(trials: Iterable[object]) -> Iterator[str]:
     empty = True
     for trial in trials:
         # JSON strings never hold a raw newline, so re-indenting by replacing "\n" is exact.
-        yield separator + _json(trial).replace("\n", "\n    ")
+        yield separator + _json(normalised_trial(trial)).replace("\n", "\n    ")
         separator = ",\n    "
         empty = False
     yield "]" if empty else "\n  ]"
@@ -132,13 +208,17 @@ def _cell(value: object) -> str:
     return neutralise_formula(_json(value, indent=None))
 
 
-def _lookup(metrics: dict, path: tuple[str, ...]) -> object:
+def _lookup(metrics: Mapping, path: tuple[str, ...]) -> object:
     value: object = metrics
     for key in path:
-        if not isinstance(value, dict):
+        if not isinstance(value, Mapping):
             return None
         value = value.get(key)
     return value
+
+
+def _read(metrics: Mapping, reader: tuple[str, ...] | Callable[[Mapping], object]) -> object:
+    return _lookup(metrics, reader) if isinstance(reader, tuple) else reader(metrics)
 
 
 def trial_row(trial: dict) -> list[str]:
@@ -149,7 +229,7 @@ def trial_row(trial: dict) -> list[str]:
             f"trial {trial.get('id')!r}: layer3Metrics must be an object (Layer3MetricsV1 or an error record) or "
             f"null, got {type(metrics).__name__}"
         )
-    metrics = metrics or {}
+    metrics = normalised_metrics(metrics or {})
     if not metrics:
         status = STATUS_UNEVALUATED
     elif "error" in metrics:
@@ -165,7 +245,7 @@ def trial_row(trial: dict) -> list[str]:
         metrics.get("evaluatedAt"),
         metrics.get("evaluatorModel"),
     )
-    return [_cell(value) for value in head] + [_cell(_lookup(metrics, path)) for _, path in CSV_METRIC_PATHS]
+    return [_cell(value) for value in head] + [_cell(_read(metrics, reader)) for _, reader in CSV_METRIC_CELLS]
 
 
 def iter_csv(trials: Iterable[dict], *, bom: bool = True) -> Iterator[str]:
@@ -173,7 +253,9 @@ def iter_csv(trials: Iterable[dict], *, bom: bool = True) -> Iterator[str]:
 
     ``bom`` writes U+FEFF first, so Excel reads the (UTF-8) Japanese text correctly. ``status`` is
     ``evaluated``, ``error`` (``error`` and ``errorPath`` say why) or ``unevaluated``; every absent
-    value is an empty cell.
+    value is an empty cell, and so are the averages and rates of a judged block without judged items.
+    ``gv_judge`` / ``w2wrSemantic_judge`` name the judge of the block (``kind:model:prompt``, empty without
+    the block); ``diversity_outOfCatalogue`` lists the widget types outside the catalogue, space-separated.
     """
     buffer = io.StringIO()
     writer = csv.writer(buffer)

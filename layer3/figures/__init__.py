@@ -8,6 +8,9 @@ of one figure:
   interval for the proportion metrics, t interval of the mean for the trial-mean metrics; ``intervals``);
 - ``w2wr-types``: stacked bars of the binding-weighted flow / meta / sync / unknown shares per model config.
 
+The figure of a judged metric (GV_CR, GV_UR, W2WR_SC, W2WR_CR) names its judge under the title (or under each
+bar when the model configs' judges differ) and draws no bar for a model config judged by several judges.
+
 Modules: ``intervals`` (the numbers), ``labels`` (the words, Japanese and English), ``fonts`` (CJK font
 lookup with the English fallback, output settings), ``drawing`` (shared text helpers), ``model_comparison``
 and ``w2wr_types`` (one figure each), ``render`` (validation, locking, saving).

@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import re
 import textwrap
+import unicodedata
 from collections.abc import Sequence
 from dataclasses import dataclass
 
@@ -37,6 +39,24 @@ class Page:
             return text
         return "\n".join(textwrap.fill(line, width) for line in text.splitlines())
 
+    def judge(self, label: str, width: int) -> str:
+        """A judge label (``kind:model:prompt``, data) on lines of at most ``width`` characters, broken after
+        its colons where it can be: it has no spaces for ``textwrap`` to break at."""
+        return wrap_after_colons(" ".join(self.data(label).split()), width)
+
+
+def wrap_after_colons(text: str, width: int) -> str:
+    """``text`` in lines of at most ``width`` characters, each ending after a colon where possible."""
+    lines: list[str] = []
+    current = ""
+    for piece in re.findall(r"[^:]*:|[^:]+$", text):
+        if current and len(current) + len(piece) > width:
+            lines.append(current)
+            current = ""
+        current += piece
+    lines.append(current)
+    return "\n".join(line[start : start + width] for line in lines for start in range(0, max(len(line), 1), width))
+
 
 def plain_text(axes: Axes, x: float, y: float, text: str, **properties) -> Text:
     """A text artist drawn literally: no mathtext for ``$`` and no TeX, whatever the label holds."""
@@ -59,13 +79,30 @@ def metric_title(name: str, metric: str, language: str) -> str:
     return f"{name}（{metric}）" if language == "ja" else f"{name} ({metric})"
 
 
-def titles(axes: Axes, title: str, batch_label: str) -> None:
-    """The figure's title over the plot and, under it in grey, the batch label (data, drawn literally);
-    both centred on the plot, not the figure, so that they line up with each other and with the bars."""
-    batch_label = " ".join(batch_label.split())  # one line: the title's padding leaves room for one
-    if not batch_label:
-        axes.set_title(title, fontsize=10.5, pad=8)
-        return
-    axes.set_title(title, fontsize=10.5, pad=20)
-    above = offset_copy(axes.transAxes, fig=axes.figure, y=5, units="points")
-    plain_text(axes, 0.5, 1, batch_label, transform=above, ha="center", va="bottom", fontsize=8.5, color=NOTE_COLOR)
+SUBTITLE_LINE = 12  # points between the grey lines under the title
+
+
+def text_inches(text: str, points: float) -> float:
+    """A rough width of one line of ``text`` at ``points``: half an em per narrow character, an em per wide one
+    (CJK), enough to size a figure or break a line before matplotlib has drawn it."""
+    em = points / 72
+    return sum(em if unicodedata.east_asian_width(c) in "WF" else 0.55 * em for c in text)
+
+
+def fitted_note(text: str, width: float, points: float = NOTE_SIZE) -> str:
+    """A note under the figure (``"… interval (…). n = …"``), broken before its ``n = …`` when one line would
+    not fit in ``width`` inches (a narrow figure would cut it at both ends)."""
+    if text_inches(text, points) <= width - 0.3:
+        return text
+    return re.sub(r"([.。])\s*(n = )", "\\1\n\\2", text, count=1)
+
+
+def titles(axes: Axes, title: str, batch_label: str, judge_line: str = "") -> None:
+    """The figure's title over the plot and, under it in grey, the batch label (data, drawn literally) and the
+    judge line of a judged metric; all centred on the plot, not the figure, so that they line up with each other
+    and with the bars. Each grey text is drawn on one line: the title's padding leaves room for one each."""
+    lines = [line for line in (" ".join(text.split()) for text in (batch_label, judge_line)) if line]
+    axes.set_title(title, fontsize=10.5, pad=8 + SUBTITLE_LINE * len(lines))
+    for index, line in enumerate(reversed(lines)):  # from the plot up
+        above = offset_copy(axes.transAxes, fig=axes.figure, y=5 + SUBTITLE_LINE * index, units="points")
+        plain_text(axes, 0.5, 1, line, transform=above, ha="center", va="bottom", fontsize=8.5, color=NOTE_COLOR)

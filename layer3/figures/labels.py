@@ -2,7 +2,9 @@
 
 Each metric has a name (the title) and an axis label saying what the bar measures: the proportion metrics
 a share of items or bindings, the trial-mean metrics a mean over trials. ``SAMPLE_NOTES`` says what the
-``n=…`` under each bar counts, which differs between the two kinds.
+``n=…`` under each bar counts, which differs between the two kinds. ``TEXTS`` holds the other words, among
+them the judge of a judged metric's figure (``judge``, ``judges_differ``) and the note of a model
+configuration judged by several judges (``several_judges``), whose figures are never drawn blended.
 """
 
 from __future__ import annotations
@@ -81,6 +83,9 @@ TEXTS = {
     "ja": {
         "model_config": "モデル構成",
         "no_data": "データなし",
+        "several_judges": "複数の判定モデル",
+        "judge": "判定モデル: {judge}",
+        "judges_differ": "判定モデル: モデル構成ごとに異なる（各棒の下に表示）",
         "no_interval": "n = 1: 区間なし",
         "ci_note": "エラーバー: 95%信頼区間（{method}）。n = {unit}",
         "types_title": "W2WR タイプ分布",
@@ -94,6 +99,9 @@ TEXTS = {
     "en": {
         "model_config": "Model configuration",
         "no_data": "no data",
+        "several_judges": "several judges",
+        "judge": "Judge: {judge}",
+        "judges_differ": "Judges: differ between model configurations (under each bar)",
         "no_interval": "n = 1: no interval",
         "ci_note": "Error bars: 95% confidence interval ({method}). n = {unit}",
         "types_title": "W2WR type distribution",

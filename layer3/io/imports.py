@@ -12,6 +12,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
+from django.conf import settings
 from django.db import transaction
 from django.utils import timezone
 from django.utils.translation import gettext_noop
@@ -26,6 +27,7 @@ from core.jsonl import (
     report_files_without_records,
 )
 from layer3.io.trials import TrialRecord, parse_trial
+from layer3.metrics.catalogue import CatalogueError, parse_catalogue
 from layer3.models import Batch, TrialLog
 
 _STORED = ("model_config", "stage", "input_text", "generated_data")
@@ -41,12 +43,36 @@ class TrialImportSummary:
         return f"{self.created} new, {self.unchanged} unchanged"
 
 
+def read_catalogue(path: str | Path, log: ProblemLog) -> tuple[str, ...] | None:
+    """The widget types of a catalogue file (``layer3.metrics.catalogue``), or None with the problem logged."""
+    try:
+        text = Path(path).read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError) as exc:
+        log.add(Problem(str(path), None, "$", f"cannot read the widget catalogue: {exc}"))
+        return None
+    try:
+        return parse_catalogue(text)
+    except CatalogueError as exc:
+        log.add(Problem(str(path), None, "$", f"widget catalogue: {exc}"))
+        return None
+
+
 def trials_import(
-    *, paths: Sequence[str | Path], batch_name: str, experiment_id: str | None = None, dry_run: bool = False
+    *,
+    paths: Sequence[str | Path],
+    batch_name: str,
+    experiment_id: str | None = None,
+    dry_run: bool = False,
+    catalogue_path: str | Path | None = None,
 ) -> TrialImportSummary:
-    """Check every trial of ``paths`` and store the new ones in batch ``batch_name`` (created if needed)."""
+    """Check every trial of ``paths`` and store the new ones in batch ``batch_name`` (created if needed).
+
+    ``catalogue_path``: the widget types the trials' generator could choose from (default: the
+    ``LAYER3_WIDGET_CATALOGUE`` setting); a new batch records it, an existing one must match it.
+    """
     log = ProblemLog()
-    check_batch_name(batch_name, log, limit=Batch._meta.get_field("name").max_length)
+    catalogue = read_catalogue(catalogue_path, log) if catalogue_path is not None else None
+    check_batch_name(batch_name, log, limit=Batch._meta.get_field("name").max_length, digits_only=False)
     readable = readable_paths(paths, log)
     records: list[TrialRecord] = load_records_with_unique_ids(readable, parse_trial, log=log)
     report_files_without_records(
@@ -60,6 +86,17 @@ def trials_import(
                 None,
                 "$",
                 f"batch {batch_name!r} belongs to experiment {batch.experiment_id!r}, not {experiment_id!r}",
+            )
+        )
+    if batch is not None and catalogue is not None and tuple(batch.widget_catalogue) != catalogue:
+        log.add(
+            Problem(
+                str(catalogue_path),
+                None,
+                "$",
+                f"batch {batch_name!r} was imported with another widget catalogue ({len(batch.widget_catalogue)} "
+                f"types: {', '.join(batch.widget_catalogue[:5])}{', ...' if len(batch.widget_catalogue) > 5 else ''}); "
+                "trials generated from another catalogue go into a batch of their own",
             )
         )
     log.raise_if_any()
@@ -93,7 +130,10 @@ def trials_import(
     if dry_run or not new:
         return summary
     with transaction.atomic():
-        batch, _ = Batch.objects.get_or_create(name=batch_name, defaults={"experiment_id": experiment_id or ""})
+        types = list(catalogue if catalogue is not None else settings.LAYER3_WIDGET_CATALOGUE)
+        batch, _ = Batch.objects.get_or_create(
+            name=batch_name, defaults={"experiment_id": experiment_id or "", "widget_catalogue": types}
+        )
         now = timezone.now()
         encode = json.JSONEncoder(ensure_ascii=False).encode
         bulk_insert(

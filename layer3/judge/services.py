@@ -12,13 +12,17 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
+from django.conf import settings as django_settings
+
 from layer3.judge.items import TrialQuestions
 from layer3.judge.summaries import Verdict
+from layer3.metrics.provenance import PROMPTS, judge_record
+from llm import baseline
 from llm import services as gateway
 from llm.pricing import Estimate
 
-GV_PROMPT = "layer3.gv_relevance@1"
-W2WR_PROMPT = "layer3.w2wr_semantic@1"
+GV_PROMPT = PROMPTS["gv"]
+W2WR_PROMPT = PROMPTS["w2wr"]
 BACKENDS = ("baseline", "llm")
 
 
@@ -33,6 +37,16 @@ class JudgeSettings:
         if self.backend not in BACKENDS:
             raise ValueError(f"judge backend {self.backend!r}: accepted {', '.join(BACKENDS)}")
 
+    def judges(self) -> dict[str, dict]:
+        """The judge record each judged block will carry (``layer3.metrics.provenance``), by block ("gv", "w2wr")."""
+        return planned_judges(self.backend, self.model)
+
+
+def planned_judges(backend: str, model: str | None = None) -> dict[str, dict]:
+    """``{"gv": record, "w2wr": record}`` of the judge a run with ``backend`` (and ``model``) asks."""
+    name = baseline.BASELINE_MODEL if backend == "baseline" else (model or django_settings.LLM_MODEL or "?")
+    return {block: judge_record(backend, name, prompt) for block, prompt in PROMPTS.items()}
+
 
 @dataclass
 class Judgement:
@@ -42,6 +56,7 @@ class Judgement:
     w2wr: list[list[Verdict] | None]
     incomplete: set[int] = field(default_factory=set)  # trials with an item the budget left unasked
     evaluator_model: str = ""
+    judges: dict[str, dict] = field(default_factory=dict)  # the judge record of each block asked ("gv", "w2wr")
     requests: int = 0
     cache_hits: int = 0
     cost_usd: float = 0.0
@@ -54,7 +69,7 @@ class Judgement:
 
 def judge_trials(questions: Sequence[TrialQuestions], settings: JudgeSettings) -> Judgement:
     """Ask both judges about every item of ``questions``; never raises for one item's failure."""
-    judgement = Judgement(gv=[None] * len(questions), w2wr=[None] * len(questions))
+    judgement = Judgement(gv=[None] * len(questions), w2wr=[None] * len(questions), judges=settings.judges())
     budget = settings.budget
     for prompt, attribute in ((GV_PROMPT, "gv"), (W2WR_PROMPT, "w2wr")):
         asked = [(index, q) for index, q in enumerate(questions) if getattr(q, attribute) is not None]
@@ -76,6 +91,7 @@ def judge_trials(questions: Sequence[TrialQuestions], settings: JudgeSettings) -
             budget=budget,
         )
         judgement.evaluator_model = report.model
+        judgement.judges[attribute] = judge_record(report.backend, report.model, report.prompt)
         judgement.requests += report.requests
         judgement.cache_hits += report.cache_hits
         judgement.cost_usd += report.cost_usd

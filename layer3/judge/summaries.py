@@ -3,10 +3,14 @@
 A verdict is the gateway's validated reply ``{"score", "label", "reasoning"}`` or, for an item whose
 call failed after the gateway's retries (or whose reply stayed malformed), ``None`` with the
 failure. Failed items count in ``totalItems`` but not in ``evaluatedItems``; they are listed under
-``judgeErrors`` (a key the seed does not have) so a reader sees which and why, and a forced re-run
-asks again. The averages and rates are over the judged items, with the seed's ``|| 1`` guard (no
-judged item gives 0, as the TypeScript would); the batch aggregation and the statistics skip such
-trials by their ``evaluatedItems`` / ``evaluatedBindings`` of 0.
+``judgeErrors`` (a key the seed does not have) so a reader sees which and why, and the next run with
+the same judge asks again (the answered items come from the gateway's cache). The averages and rates
+are over the judged items. Where the seed's ``|| 1`` guard would give 0 for a trial with no judged
+item (no generated values, or every call failed), they are ``None``: "no items" must not read as a
+measured 0.
+
+Each block records its judge (``"judge": {"kind", "model", "prompt"}``, ``layer3.metrics.provenance``),
+so every figure made from it knows who scored it.
 """
 
 from __future__ import annotations
@@ -39,16 +43,21 @@ def _judged(items: Sequence[JudgeItem], verdicts: Sequence[Verdict], id_key: str
     return evaluations, errors, counts, score_sum
 
 
-def gv_relevance(items: Sequence[JudgeItem], verdicts: Sequence[Verdict]) -> dict:
-    """``GeneratedValueRelevanceMetrics`` with ``itemEvaluations`` (and ``judgeErrors`` when any failed)."""
+def _mean(total: int, judged: int) -> float | None:
+    return total / judged if judged else None
+
+
+def gv_relevance(items: Sequence[JudgeItem], verdicts: Sequence[Verdict], judge: dict) -> dict:
+    """``GeneratedValueRelevanceMetrics`` with ``judge``, ``itemEvaluations`` (and ``judgeErrors`` when any failed)."""
     evaluations, errors, counts, score_sum = _judged(items, verdicts, "itemId")
     judged = len(evaluations)
     metrics = {
         "totalItems": len(items),
         "evaluatedItems": judged,
         "distribution": {"notRelevant": counts[0], "generic": counts[1], "useful": counts[2]},
-        "avgScore": score_sum / (judged or 1),
-        "usefulRate": counts[2] / (judged or 1),
+        "avgScore": _mean(score_sum, judged),
+        "usefulRate": _mean(counts[2], judged),
+        "judge": dict(judge),
         "itemEvaluations": evaluations,
     }
     if errors:
@@ -56,15 +65,16 @@ def gv_relevance(items: Sequence[JudgeItem], verdicts: Sequence[Verdict]) -> dic
     return metrics
 
 
-def w2wr_semantic(items: Sequence[JudgeItem], verdicts: Sequence[Verdict]) -> dict:
-    """``W2WRSemanticCorrectnessMetrics`` with ``bindingEvaluations`` (and ``judgeErrors`` when any failed)."""
+def w2wr_semantic(items: Sequence[JudgeItem], verdicts: Sequence[Verdict], judge: dict) -> dict:
+    """``W2WRSemanticCorrectnessMetrics`` with ``judge``, ``bindingEvaluations`` (and ``judgeErrors`` if any failed)."""
     evaluations, errors, counts, score_sum = _judged(items, verdicts, "bindingId")
     judged = len(evaluations)
     metrics = {
         "evaluatedBindings": judged,
         "distribution": {"correct": counts[2], "redundant": counts[1], "wrong": counts[0]},
-        "avgScore": score_sum / (judged or 1),
-        "correctnessRate": counts[2] / (judged or 1),
+        "avgScore": _mean(score_sum, judged),
+        "correctnessRate": _mean(counts[2], judged),
+        "judge": dict(judge),
         "bindingEvaluations": evaluations,
     }
     if errors:

@@ -1,10 +1,16 @@
 """Widget selection diversity (seed 002 §4.4 ``calculateWidgetDiversity``; §2.2.4, §3.1 types).
 
 Counts the widgets per component type and takes the Shannon entropy ``H = -Σ p log2 p`` of those
-counts; ``maxEntropy = log2(availableWidgetCount)`` (15 widget types by default) and
-``normalizedEntropy = H / maxEntropy`` (0 when maxEntropy is 0), all three rounded to 4 decimals with
-JavaScript's ``Math.round`` (halves up). Nothing is clamped: a spec using more component types than
-``availableWidgetCount`` gets a normalized entropy above 1, as in the TypeScript.
+counts; ``maxEntropy = log2(|W|)`` and ``normalizedEntropy = H / maxEntropy`` (0 when maxEntropy is 0),
+all three rounded to 4 decimals with JavaScript's ``Math.round`` (halves up).
+
+``|W|`` is the number of available widget types: the batch's catalogue (``layer3.metrics.catalogue``;
+15 types by default, as in the seed). A spec that uses types outside the catalogue lists them under
+``outOfCatalogue`` (a key the seed does not have), and ``|W|`` counts them too, since the generator
+evidently could choose them: the normalised entropy never exceeds 1 (the TypeScript, given only a
+count, would report more than 1). Where every type used is in the catalogue, every figure equals the
+TypeScript's with ``availableWidgetCount = |catalogue|``. Given only a count (no catalogue), ``|W|``
+is the larger of the count and the number of types used.
 
 ``widgetCounts`` and ``selectedWidgets`` follow JavaScript's key order (``Object.keys``): component
 names that are array indices ("3") first, in numeric order, then the rest in order of first appearance;
@@ -15,16 +21,28 @@ The TypeScript's plain-object counter would mangle component names inherited fro
 
 from __future__ import annotations
 
+from collections.abc import Collection
 from math import log2
 
+from layer3.metrics.catalogue import DEFAULT_WIDGET_TYPES
 from layer3.metrics.jscompat import js_key_order, js_round
 from layer3.metrics.spec import UISpec
 
-DEFAULT_AVAILABLE_WIDGET_COUNT = 15
+DEFAULT_AVAILABLE_WIDGET_COUNT = len(DEFAULT_WIDGET_TYPES)
 
 
-def calculate_widget_diversity(spec: UISpec, available_widget_count: int = DEFAULT_AVAILABLE_WIDGET_COUNT) -> dict:
-    """``WidgetDiversityMetrics`` of ``spec``."""
+def calculate_widget_diversity(
+    spec: UISpec,
+    available_widget_count: int = DEFAULT_AVAILABLE_WIDGET_COUNT,
+    *,
+    catalogue: Collection[str] | None = None,
+) -> dict:
+    """``WidgetDiversityMetrics`` of ``spec``, with ``availableWidgetCount`` and ``outOfCatalogue``.
+
+    ``catalogue`` (the available type names) wins over ``available_widget_count`` when given.
+    """
+    if catalogue is not None:
+        available_widget_count = len(catalogue)
     if type(available_widget_count) is not int:  # not isinstance: a bool is an int too
         raise TypeError(f"availableWidgetCount must be an integer, not {type(available_widget_count).__name__}")
     if available_widget_count < 1:
@@ -47,7 +65,13 @@ def calculate_widget_diversity(spec: UISpec, available_widget_count: int = DEFAU
             p = count / total  # every count is at least 1, so the TypeScript's `if (p > 0)` always holds
             entropy -= p * log2(p)
 
-    max_entropy = log2(available_widget_count)
+    if catalogue is not None:
+        outside = [component for component in counts if component not in catalogue]
+        types = available_widget_count + len(outside)
+    else:
+        outside = []
+        types = max(available_widget_count, len(counts))
+    max_entropy = log2(types)
     normalized_entropy = entropy / max_entropy if max_entropy > 0 else 0
     return {
         "selectedWidgets": list(counts),
@@ -56,4 +80,6 @@ def calculate_widget_diversity(spec: UISpec, available_widget_count: int = DEFAU
         "entropy": js_round(entropy, 4),
         "normalizedEntropy": js_round(normalized_entropy, 4),
         "maxEntropy": js_round(max_entropy, 4),
+        "availableWidgetCount": available_widget_count,
+        "outOfCatalogue": outside,
     }

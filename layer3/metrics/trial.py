@@ -14,12 +14,14 @@ no metrics instead of storing an empty result.
 
 from __future__ import annotations
 
+from collections.abc import Collection
 from datetime import datetime
 
 from layer3.metrics.diversity import DEFAULT_AVAILABLE_WIDGET_COUNT, calculate_widget_diversity
 from layer3.metrics.graph import calculate_graph_complexity
 from layer3.metrics.jscompat import js_iso_now, js_iso_timestamp
 from layer3.metrics.parsing import parse_ui_spec
+from layer3.metrics.spec import UISpec
 from layer3.metrics.w2wr import classify_binding_types
 
 LAYER3_METRICS_VERSION = "1.0"
@@ -33,13 +35,18 @@ def compute_trial_metrics(
     evaluate_diversity: bool = True,
     evaluate_w2wr_type: bool = True,
     available_widget_count: int = DEFAULT_AVAILABLE_WIDGET_COUNT,
+    catalogue: Collection[str] | None = None,
+    spec: UISpec | None = None,
 ) -> dict:
     """``Layer3MetricsV1`` without the judge fields for one trial's ``generatedData`` (decoded JSON).
 
     ``evaluated_at`` (timezone-aware, default now) becomes ``evaluatedAt`` as JavaScript's
-    ``toISOString`` writes it. Raises ``layer3.metrics.UISpecError`` for data that is not a UISpec.
+    ``toISOString`` writes it. ``catalogue``: the batch's widget types (``layer3.metrics.catalogue``).
+    ``spec``: the data already parsed, to parse it once. Raises ``layer3.metrics.UISpecError`` for data
+    that is not a UISpec.
     """
-    spec = parse_ui_spec(generated_data)
+    if spec is None:
+        spec = parse_ui_spec(generated_data)
     metrics: dict = {
         "version": LAYER3_METRICS_VERSION,
         "evaluatedAt": js_iso_now() if evaluated_at is None else js_iso_timestamp(evaluated_at),
@@ -47,7 +54,7 @@ def compute_trial_metrics(
     if evaluate_complexity:
         metrics["graphComplexity"] = calculate_graph_complexity(spec)
     if evaluate_diversity:
-        metrics["widgetDiversity"] = calculate_widget_diversity(spec, available_widget_count)
+        metrics["widgetDiversity"] = calculate_widget_diversity(spec, available_widget_count, catalogue=catalogue)
     if evaluate_w2wr_type:
         metrics["w2wrTypeDistribution"] = classify_binding_types(spec)
     return metrics

@@ -9,11 +9,14 @@ from django.urls import NoReverseMatch, reverse
 from django.utils.translation import gettext_lazy
 
 from layer3.exports.calibration_files import batch_calibration
+from layer3.metrics.provenance import METRIC_JUDGE
 from layer3.models import Batch, Layer3Run, TrialLog
 from layer3.panel.calibration_card import calibration_cards
-from layer3.panel.labels import MAGNITUDES, MAIN_COLUMNS, METRICS, format_value, result_value
-from layer3.runs.options import TARGET_STAGE, EvaluationOptions
-from layer3.selectors import results_document, run_target_counts
+from layer3.panel.labels import MAGNITUDES, MAIN_COLUMNS, METRICS, RESULT_PATHS, format_value, result_value
+from layer3.panel.messages import statistics_reason_text
+from layer3.runs.options import TARGET_STAGE
+from layer3.selectors import results_document
+from layer3.statistics import DEFAULT_FAMILY
 from llm import services as gateway
 
 TRIALS_PER_PAGE = 50
@@ -32,14 +35,12 @@ def latest_run(batch: Batch) -> Layer3Run | None:
     return Layer3Run.objects.filter(batch=batch).order_by("-created_at", "-pk").first()
 
 
-def judge_name(options: dict | None) -> str:
-    """The judge a run used, as the panel names it: ``baseline``, the LLM model, or "" without a judge."""
-    if not options:
-        return ""
-    parsed = EvaluationOptions.from_request(options)
-    if not parsed.uses_judge:
-        return ""
-    return (parsed.llm_model or "LLM") if parsed.judge == "llm" else "baseline"
+def batch_judges(overall: dict | None) -> list[str]:
+    """The judge labels of a batch's judged figures (GV and W2WR semantic), sorted; [] when nothing was judged."""
+    labels = set()
+    for block in ("gvContentRelevance", "w2wrSemanticCorrectness"):
+        labels.update(((overall or {}).get(block) or {}).get("judges") or ())
+    return sorted(labels)
 
 
 def batch_rows() -> list[dict]:
@@ -60,7 +61,7 @@ def batch_rows() -> list[dict]:
             "batch": batch,
             "unevaluated": batch.n_targets - batch.n_evaluated,
             "run": run,
-            "judge": judge_name(run.options) if run else "",
+            "judges": batch_judges(batch.layer3_results),
         })  # fmt: skip
     return rows
 
@@ -86,17 +87,47 @@ def judge_models() -> list[str]:
     return models + sorted(name for name in gateway.prices() if name not in models)
 
 
+FAMILY_CHOICES = (
+    ("seed", gettext_lazy("Seed family (11 metrics × pairs)")),
+    ("tests-run", gettext_lazy("Tests performed")),
+)
+
+
+def _judged_card(overall: dict | None, code: str, block_name: str) -> dict:
+    block = (overall or {}).get(block_name) or {}
+    judges = block.get("judges") or []
+    return {
+        "code": code,
+        "value": format_value(code, result_value(overall, code)),
+        "n": block.get("sampleSize"),
+        "judge": block.get("judge"),
+        "judges": judges,
+        "mixed": len(judges) > 1,
+        "by_judge": [
+            {"judge": entry["judge"], "value": format_value(code, entry.get(RESULT_PATHS[code][1])),
+             "n": entry.get("sampleSize")}
+            for entry in block.get("byJudge") or ()
+        ] if len(judges) > 1 else [],
+    }  # fmt: skip
+
+
 def summary_cards(overall: dict | None) -> list[dict]:
-    """The four cards of §8.1 with their sample sizes."""
-    gv = (overall or {}).get("gvContentRelevance") or {}
-    w2 = (overall or {}).get("w2wrSemanticCorrectness") or {}
+    """The four cards of §8.1 with their sample sizes, and for the judged ones who judged them."""
     return [
-        {"code": "GV_UR", "value": format_value("GV_UR", result_value(overall, "GV_UR")), "n": gv.get("sampleSize")},
-        {"code": "W2WR_CR", "value": format_value("W2WR_CR", result_value(overall, "W2WR_CR")),
-         "n": w2.get("sampleSize")},
+        _judged_card(overall, "GV_UR", "gvContentRelevance"),
+        _judged_card(overall, "W2WR_CR", "w2wrSemanticCorrectness"),
         {"code": "WS_ENT", "value": format_value("WS_ENT", result_value(overall, "WS_ENT")), "n": None},
         {"code": "GC_DEN", "value": format_value("GC_DEN", result_value(overall, "GC_DEN")), "n": None},
-    ]  # fmt: skip
+    ]
+
+
+def catalogue_note(overall: dict | None) -> dict | None:
+    """The widget catalogue's size and the types used outside it (they raise |W|), or None when all are in it."""
+    diversity = (overall or {}).get("widgetDiversity") or {}
+    outside = diversity.get("outOfCatalogue") or {}
+    if not outside.get("trials"):
+        return None
+    return {"size": diversity.get("catalogueSize"), "trials": outside["trials"], "types": outside.get("types") or {}}
 
 
 def type_bars(overall: dict | None) -> dict | None:
@@ -112,23 +143,45 @@ def type_bars(overall: dict | None) -> dict | None:
 
 
 def model_table(by_model: list[dict], *, every_metric: bool) -> dict:
+    """The per-model table; a judged cell of a config judged by several judges is marked, and ``judges``
+    says per judged group which judge scored which configs (the footnote)."""
     codes = tuple(METRICS) if every_metric else MAIN_COLUMNS
-    rows = [
-        {
-            "config": entry["modelConfig"],
-            "trials": entry.get("trialCount"),
-            "errors": entry.get("errorCount") or 0,
-            "cells": [format_value(code, result_value(entry.get("layer3"), code)) for code in codes],
-        }
-        for entry in by_model
-    ]
-    return {"columns": [METRICS[code] for code in codes], "rows": rows, "every_metric": every_metric}
-
-
-def statistics_table(batch: Batch, *, metric: str, correction: str) -> dict:
-    """The §8.1 statistics table for one metric: each pair's values, p, corrected p, mark, effect size."""
-    stats = results_document(batch, correction=correction)["statistics"] or {}
     rows = []
+    judges: dict[str, dict[str, list[str]]] = {"gv": {}, "w2wr": {}}
+    for entry in by_model:
+        layer3 = entry.get("layer3") or {}
+        mixed = {}
+        for key, block_name in (("gv", "gvContentRelevance"), ("w2wr", "w2wrSemanticCorrectness")):
+            labels = (layer3.get(block_name) or {}).get("judges") or []
+            mixed[key] = len(labels) > 1
+            for label in labels:
+                judges[key].setdefault(label, []).append(entry["modelConfig"])
+        cells = []
+        for code in codes:
+            key = METRIC_JUDGE.get(code)
+            cells.append({"text": format_value(code, result_value(layer3, code)), "mixed": bool(key and mixed[key])})
+        rows.append({"config": entry["modelConfig"], "trials": entry.get("trialCount"),
+                     "errors": entry.get("errorCount") or 0, "cells": cells})  # fmt: skip
+    footnotes = [
+        {"group": key, "judges": [{"label": label, "configs": configs} for label, configs in sorted(found.items())]}
+        for key, found in judges.items()
+        if found
+    ]
+    return {
+        "columns": [METRICS[code] for code in codes],
+        "rows": rows,
+        "every_metric": every_metric,
+        "judges": footnotes,
+        "mixed": any(cell["mixed"] for row in rows for cell in row["cells"]),
+    }
+
+
+def statistics_table(batch: Batch, *, metric: str, correction: str, family: str | int = DEFAULT_FAMILY) -> dict:
+    """The §8.1 statistics table for one metric: each pair's values, p, corrected p, mark, effect size, and for
+    the proportion metrics the cluster-bootstrap interval of the difference beside the z-test's."""
+    stats = results_document(batch, correction=correction, family=family)["statistics"] or {}
+    rows = []
+    proportion = METRICS[metric].kind == "rate"
     for c in stats.get("layer3Comparisons", ()):
         if c["metric"] != metric:
             continue
@@ -144,10 +197,25 @@ def statistics_table(batch: Batch, *, metric: str, correction: str) -> dict:
             "effect": "–" if effect is None else f"{effect:.2f}",
             "magnitude": MAGNITUDES.get(c.get("effectMagnitude") or "", ""),
             "effect_type": c.get("effectSizeType") or "",
-            "reason": c.get("reason") or "",
+            "reason": statistics_reason_text(c) if c.get("reason") else "",
             "n": (c.get("nA"), c.get("nB")),
+            "judges": (c.get("judgeA"), c.get("judgeB")),
+            "z_ci": _interval(c.get("zCi")),
+            "bootstrap_ci": _interval(c.get("clusterBootstrapCi")),
+            "design_effect": "–" if c.get("designEffect") is None else f"{c['designEffect']:.2f}",
+            "difference": "–" if c.get("difference") is None else f"{100 * c['difference']:+.1f}",
         })  # fmt: skip
-    return {"metric": METRICS[metric], "rows": rows, "summary": stats.get("summary"), "correction": correction}
+    summary = stats.get("summary") or {}
+    judges = sorted({label for row in rows for label in row["judges"] if label})
+    return {"metric": METRICS[metric], "rows": rows, "summary": summary, "correction": correction,
+            "family": family, "proportion": proportion, "judges": judges}  # fmt: skip
+
+
+def _interval(bounds) -> str:
+    """A difference of rates as percentage points: ``[-3.1, +4.0]``; an en dash when undefined."""
+    if not bounds or bounds[0] is None or bounds[1] is None:
+        return "–"
+    return f"[{100 * bounds[0]:+.1f}, {100 * bounds[1]:+.1f}]"
 
 
 def _p(value: float | None) -> str:
@@ -197,12 +265,6 @@ def trial_figures(metrics: dict | None) -> dict:
         "w2wr_correct": format_value("W2WR_CR", w2.get("correctnessRate")) if w2.get("evaluatedBindings") else "–",
         "judge_errors": len(gv.get("judgeErrors") or ()) + len(w2.get("judgeErrors") or ()),
     }
-
-
-def run_counts(batch: Batch, options: EvaluationOptions) -> dict:
-    """``{targets, skipped, pending}``: what a run with ``options`` would evaluate."""
-    total, skipped = run_target_counts(batch, options)
-    return {"targets": total, "skipped": skipped, "pending": total - skipped}
 
 
 def pretty_json(value: object, limit: int = 200_000) -> str:

@@ -27,12 +27,22 @@ from layer3.figures.render import FIGURES, FORMATS, render_figure
 from layer3.models import Batch, Layer3Run, TrialLog
 from layer3.panel import reads
 from layer3.panel.labels import METRICS
+from layer3.panel.run_dialog import dialog_defaults, plan_notes, plan_rows
 from layer3.panel.run_form import JUDGED_FIELDS, METRIC_FIELDS, RunFormError, judge_value, parse_run_form
 from layer3.panel.trial_graph import trial_graph
 from layer3.runs.options import TARGET_STAGE
-from layer3.runs.services import RunInFlight, layer3_run_cancel, layer3_run_create, run_cost_estimate, runs_in_flight
-from layer3.selectors import evaluation_summary, metrics_by_model
-from layer3.statistics import CORRECTIONS
+from layer3.runs.plan import requested_blocks, run_judge_labels
+from layer3.runs.services import (
+    RunInFlight,
+    layer3_run_cancel,
+    layer3_run_create,
+    run_cost_estimate,
+    run_judges,
+    run_plan,
+    runs_in_flight,
+)
+from layer3.selectors import current_results, evaluation_summary, metrics_by_model
+from layer3.statistics import CORRECTIONS, DEFAULT_FAMILY, parse_family
 
 PAGE = "layer3/panel/batch.html"
 PROBLEM_TEXT = {
@@ -67,31 +77,40 @@ def batches(request):
     return render(request, "layer3/panel/batches.html", context)
 
 
+def _family(request) -> str | int:
+    try:
+        return parse_family(request.GET.get("family", DEFAULT_FAMILY))
+    except ValueError as exc:
+        raise Http404(f"family: {exc}") from None
+
+
 @researcher_required
 @require_GET
 def batch_page(request, pk: int):
-    batch = get_object_or_404(Batch, pk=pk)
+    batch = current_results(get_object_or_404(Batch, pk=pk))
     metric = _choice(request, "metric", METRICS, "GV_UR")
     correction = _choice(request, "correction", CORRECTIONS, "bonferroni")
+    family = _family(request)
     every = request.GET.get("columns") == "all"
-    context = {"batch": batch, "metric": metric, "correction": correction}
+    context = {"batch": batch, "metric": metric, "correction": correction, "family": family}
     part = request.GET.get("part") if _fragment(request) else None
     if part == "statistics":
-        context["statistics"] = reads.statistics_table(batch, metric=metric, correction=correction)
-        context["metric_choices"] = METRICS.values()
+        context |= _statistics_context(batch, metric=metric, correction=correction, family=family)
         return _vary(render(request, f"{PAGE}#statistics", context))
     if part == "models":
         context["models"] = reads.model_table(batch.layer3_by_model or [], every_metric=every)
         return _vary(render(request, f"{PAGE}#models", context))
-    context |= _results_context(batch, metric=metric, correction=correction, every=every)
+    context |= _results_context(batch, metric=metric, correction=correction, family=family, every=every)
     if part == "results":  # after a run: the cards and tables again
         return _vary(render(request, f"{PAGE}#results", context))
     run = reads.latest_run(batch)
+    judge_models = reads.judge_models()
     context |= {
         "run": run,
         "run_in_flight": run if run is not None and runs_in_flight(batch).filter(pk=run.pk).exists() else None,
         "configs": reads.config_counts(batch),
-        "judge_models": [{"value": judge_value(m), "name": m} for m in reads.judge_models()],
+        "judge_models": [{"value": judge_value(m), "name": m} for m in judge_models],
+        "dialog": dialog_defaults(batch, judge_models),
         "metric_fields": METRIC_FIELDS,
         "judged_fields": JUDGED_FIELDS,
         "export_formats": EXPORT_FORMATS,
@@ -105,15 +124,23 @@ def batch_page(request, pk: int):
     return _vary(render(request, PAGE, context))
 
 
-def _results_context(batch: Batch, *, metric: str, correction: str, every: bool) -> dict:
+def _statistics_context(batch: Batch, *, metric: str, correction: str, family: str | int) -> dict:
+    try:
+        statistics = reads.statistics_table(batch, metric=metric, correction=correction, family=family)
+    except ValueError as exc:  # a family smaller than the tests performed
+        raise Http404(f"family: {exc}") from None
+    return {"statistics": statistics, "metric_choices": METRICS.values(), "family_choices": reads.FAMILY_CHOICES}
+
+
+def _results_context(batch: Batch, *, metric: str, correction: str, family: str | int, every: bool) -> dict:
     overall = batch.layer3_results
     return {
         "cards": reads.summary_cards(overall),
         "types": reads.type_bars(overall),
+        "catalogue": reads.catalogue_note(overall),
         "models": reads.model_table(batch.layer3_by_model or [], every_metric=every),
-        "statistics": reads.statistics_table(batch, metric=metric, correction=correction),
-        "metric_choices": METRICS.values(),
         "corrections": CORRECTIONS,
+        **_statistics_context(batch, metric=metric, correction=correction, family=family),
     }
 
 
@@ -135,9 +162,19 @@ def run_estimate(request, pk: int):
         options = _options(request, batch, request.GET)
     except RunFormError as exc:
         return render(request, f"{PAGE}#estimate", {"problems": _problems(exc)})
-    counts = reads.run_counts(batch, options)
+    plan = run_plan(batch=batch, options=options)
     estimate = run_cost_estimate(batch=batch, options=options)
-    return render(request, f"{PAGE}#estimate", {"options": options, "estimate": estimate, "counts": counts})
+    asked = requested_blocks(options)
+    labels = {block: label for block, label in run_judge_labels(run_judges(options)).items() if block in asked}
+    context = {
+        "options": options,
+        "estimate": estimate,
+        "counts": {"targets": plan.trials + plan.skipped, "skipped": plan.skipped, "pending": plan.trials},
+        "plan_rows": plan_rows(plan),
+        "notes": plan_notes(plan, options, labels),
+        "judges": labels,
+    }
+    return render(request, f"{PAGE}#estimate", context)
 
 
 @researcher_required

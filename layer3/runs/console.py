@@ -36,6 +36,48 @@ SUMMARY_COLUMNS = (
 )
 
 
+BLOCK_NAMES = {
+    "graphComplexity": "graph complexity",
+    "widgetDiversity": "widget diversity",
+    "w2wrTypeDistribution": "W2WR types",
+    "generatedValueRelevance": "GV relevance (judged)",
+    "w2wrSemanticCorrectness": "W2WR semantic correctness (judged)",
+}
+
+
+def plan_lines(plan) -> list[str]:
+    """Per metric block: how many trials get it computed, kept, replaced or retried, and who judged what is kept."""
+    lines = []
+    for block, verbs in plan.blocks.items():
+        parts = [f"compute {verbs['compute']}", f"keep {verbs['keep']}", f"replace {verbs['replace']}"]
+        if verbs["retry"]:
+            parts.append(f"retry failed items in {verbs['retry']}")
+        kept = plan.kept_judges.get(block)
+        if kept:
+            parts.append("kept judged by " + ", ".join(f"{label} ({n})" for label, n in sorted(kept.items())))
+        lines.append(f"  {BLOCK_NAMES.get(block, block)}: " + "; ".join(parts))
+    if plan.errors_skipped:
+        lines.append(f"  {plan.errors_skipped} trials whose data is not a UISpec are skipped (--force retries them)")
+    return lines
+
+
+def judge_lines(batch) -> list[str]:
+    """Who judged the judged figures of each model config (they are never pooled across judges)."""
+    lines = []
+    for key, name in (("gv", "GV"), ("w2wr", "W2WR semantic")):
+        by_label: dict[str, list[str]] = {}
+        for entry in batch.layer3_by_model or []:
+            block = entry["layer3"]["gvContentRelevance" if key == "gv" else "w2wrSemanticCorrectness"]
+            for label in block.get("judges") or ():
+                by_label.setdefault(label, []).append(entry["modelConfig"])
+        if by_label:
+            lines.append(
+                f"{name} judged by "
+                + "; ".join(f"{label} ({', '.join(configs)})" for label, configs in sorted(by_label.items()))
+            )
+    return lines
+
+
 def log_path(log_dir: Path, batch_name: str, now: datetime) -> Path:
     safe = re.sub(r"[^A-Za-z0-9._-]+", "_", batch_name).strip("._") or "batch"
     return log_dir / f"{safe}-{now:%Y%m%d-%H%M%S}.log"
@@ -147,12 +189,15 @@ class ConsoleLogger(RunObserver):
         if self.path is not None:
             self.say(f"  log file: {self.path}")
 
-    def started(self, run, *, pending, not_targets):
+    def started(self, run, *, pending, not_targets, plan=None):
         self.say(
             f"  targets: {run.total_targets} trials at stage {TARGET_STAGE}; {pending} to evaluate, "
-            f"{run.skipped_count} already evaluated (skipped)"
+            f"{run.skipped_count} with nothing to do (skipped)"
             + (f"; {not_targets} other trials not targeted" if not_targets else "")
         )
+        if plan is not None:
+            for line in plan_lines(plan):
+                self.say(line)
         self._progress = Progress(
             TextColumn("[progress.description]{task.description}"),
             BarColumn(),
@@ -170,13 +215,14 @@ class ConsoleLogger(RunObserver):
         if self._progress is not None:
             self._progress.update(self._task, advance=done)
         self.log(
-            f"chunk: {outcome.evaluated} evaluated, {len(outcome.errors)} errors, {outcome.unjudged} left unjudged; "
-            f"last trial {outcome.last_trial or '—'}"
+            f"chunk: {outcome.evaluated} evaluated, {len(outcome.errors)} errors, {outcome.unjudged} left unjudged, "
+            f"{outcome.failed_items} judge answers given up on; last trial {outcome.last_trial or '—'}"
         )
-        for trial_id, error in outcome.errors:
-            self.log(f"error in trial {trial_id}: {error}")
+        for problem in (*outcome.errors, *outcome.judge_failures):
+            what = "error in trial" if problem.kind == "spec" else "judge gave up in trial"
+            self.log(f"{what} {problem.external_id}: {problem.message}")
             if self._errors_shown < MAX_ERRORS_SHOWN:
-                self.console.print(f"  error in trial {trial_id}: {error}", style="yellow", markup=False)
+                self.console.print(f"  {what} {problem.external_id}: {problem.message}", style="yellow", markup=False)
             self._errors_shown += 1
 
     def finished(self, run):
@@ -199,11 +245,20 @@ class ConsoleLogger(RunObserver):
         self.log("\t".join(headers))
         for row in rows:
             self.log("\t".join(row))
+        for line in judge_lines(run.batch):
+            self.say(line)
         seconds = (run.elapsed_ms or 0) / 1000
+        failures = f", {run.judge_failures} judge answers given up on" if run.judge_failures else ""
         self.say(
-            f"run {run.pk}: {run.status}; {run.evaluated_count} evaluated, {run.error_count} errors, "
+            f"run {run.pk}: {run.status}; {run.evaluated_count} evaluated, {run.error_count} errors{failures}, "
             f"{run.skipped_count} skipped, {seconds:.2f} s"
         )
+        if run.judge_failures:
+            self.say(
+                f"the judge gave no verdict for {run.judge_failures} items after the retries (listed per trial in "
+                "the log file); run the same command again to ask for them once more",
+                "yellow",
+            )
         if run.judge_requests or run.judge_cache_hits:
             self.say(
                 f"judge: {run.judge_requests} requests, {run.judge_cache_hits} answers from the cache, "

@@ -22,7 +22,7 @@ class JobProgress(RunObserver):
         self.pending = 0
         self.done = 0
 
-    def started(self, run, *, pending, not_targets):
+    def started(self, run, *, pending, not_targets, plan=None):
         self.pending = pending
         self.progress(0, pending, f"batch {run.batch.name}: {pending} trials to evaluate", force=True)
 
@@ -48,6 +48,7 @@ def evaluate(job, progress) -> dict:
         "skipped": run.skipped_count,
         "errors": run.error_count,
         "left_for_later": run.unjudged_count,
+        "judge_failures": run.judge_failures,
     }
 
 
@@ -55,6 +56,10 @@ def _run_summary(result: dict) -> tuple[str, str | None]:
     text = _("Batch %(batch)s evaluated: %(evaluated)s trials, %(errors)s not evaluable, %(skipped)s skipped.") % {
         "batch": result["batch"], "evaluated": result["evaluated"], "errors": result["errors"],
         "skipped": result["skipped"]}  # fmt: skip
+    if result.get("judge_failures"):
+        text += " " + _("The judge gave no verdict for %(n)s items after the retries.") % {
+            "n": result["judge_failures"]
+        }
     url = reverse("layer3:batch", args=[result["batch_id"]]) if result.get("batch_id") else None
     return text, url
 

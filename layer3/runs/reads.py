@@ -1,4 +1,5 @@
-"""Reading stored trial metrics for the batch figures and the statistics, without the per-item lists.
+"""Reading stored trial metrics for the batch figures and the statistics, without the per-item lists, and
+what each trial holds for planning a run.
 
 A trial's ``Layer3MetricsV1`` holds the per-binding classifications and per-item verdicts; the
 aggregation and the tests read only the counts and figures beside them. The lists are removed in
@@ -9,10 +10,13 @@ JSON decoding pays for them: for 10,000 trials this halves the read.
 from __future__ import annotations
 
 from django.db import connection
-from django.db.models import JSONField
+from django.db.models import BooleanField, Count, ExpressionWrapper, JSONField, Q
 from django.db.models.expressions import RawSQL
+from django.db.models.fields.json import KT
 
+from layer3.metrics.provenance import JUDGED_BLOCKS, judge_label
 from layer3.models import TrialLog
+from layer3.runs.plan import BLOCKS, TrialState
 
 DETAIL_PATHS = (
     ("w2wrTypeDistribution", "bindingClassifications"),
@@ -50,3 +54,58 @@ def without_details(metrics: dict) -> dict:
         if isinstance(value, dict) and key in value:
             summary[block] = {k: v for k, v in value.items() if k != key}
     return summary
+
+
+# --- what each trial holds, for planning a run (layer3.runs.plan) -------------------------------------------------
+def _flag(lookup: dict) -> ExpressionWrapper:
+    return ExpressionWrapper(Q(**lookup), output_field=BooleanField())
+
+
+def _state_columns() -> dict:
+    """SQL expressions for ``TrialState``: which blocks a stored record has, and the judges of the judged ones."""
+    columns = {
+        "s_null": _flag({"layer3_metrics__isnull": True}),
+        "s_error": _flag({"layer3_metrics__has_key": "error"}),
+    }
+    for index, block in enumerate(BLOCKS):
+        columns[f"s_has{index}"] = _flag({"layer3_metrics__has_key": block})
+    for key, block in JUDGED_BLOCKS.items():
+        for part in ("kind", "model", "prompt"):
+            columns[f"s_{key}_{part}"] = KT(f"layer3_metrics__{block}__judge__{part}")
+        columns[f"s_{key}_failed"] = _flag({f"layer3_metrics__{block}__has_key": "judgeErrors"})
+    return columns
+
+
+def _state(values: dict) -> TrialState:
+    if values["s_null"]:
+        return TrialState()
+    if values["s_error"]:
+        return TrialState(evaluated=True, error=True)
+    present = frozenset(block for index, block in enumerate(BLOCKS) if values[f"s_has{index}"])
+    judges, incomplete = {}, set()
+    for key, block in JUDGED_BLOCKS.items():
+        if block not in present:
+            continue
+        parts = [values[f"s_{key}_{part}"] for part in ("kind", "model", "prompt")]
+        judges[block] = (
+            judge_label(None)
+            if parts[0] is None
+            else judge_label(dict(zip(("kind", "model", "prompt"), parts, strict=True)))
+        )
+        if values[f"s_{key}_failed"]:
+            incomplete.add(block)
+    return TrialState(evaluated=True, present=present, judges=judges, incomplete=frozenset(incomplete))
+
+
+def trial_states(trials) -> list[tuple[int, str, TrialState]]:
+    """``(pk, model config, TrialState)`` of each trial, in id order, read without the records themselves."""
+    columns = _state_columns()
+    rows = trials.order_by("pk").annotate(**columns).values("pk", "model_config", *columns)
+    return [(row["pk"], row["model_config"], _state(row)) for row in rows]
+
+
+def grouped_states(trials) -> list[tuple[str, TrialState, int]]:
+    """``(model config, TrialState, number of trials)``: the trials grouped by what they hold, in one query."""
+    columns = _state_columns()
+    rows = trials.order_by().annotate(**columns).values("model_config", *columns).annotate(n=Count("pk"))
+    return [(row["model_config"], _state(row), row["n"]) for row in rows]

@@ -1,11 +1,13 @@
 """Writes for Layer3 runs: start a run, execute it chunk by chunk, refresh a batch's results.
 
-Resumable (seed 002 §6, §11.2): without ``force`` only target trials whose ``layer3_metrics`` is
-NULL are evaluated; each chunk's metrics and the run's counters are written in one transaction, so
-a run that dies loses at most the chunk in flight, and a rerun evaluates the rest. Judge calls of
-the lost chunk were stored by the gateway as they finished and are served from its cache on the
-rerun, so none is paid twice; the batch figures are recomputed from the stored trials, so none is
-counted twice. Targets are the batch's trials at stage 3 (the stage the seed's partial index
+A run adds and never erases (``layer3.runs.plan``): each target trial gets the metric blocks asked for
+that it lacks; a block it has is kept unless re-evaluation (``force``) is asked for, and then only the
+blocks asked for are recomputed; blocks not asked for are never touched. Resumable (seed 002 §6,
+§11.2): each chunk's records and the run's counters are written in one transaction, so a run that
+dies loses at most the chunk in flight, and a rerun computes what is still missing. Judge calls of the
+lost chunk were stored by the gateway as they finished and are served from its cache on the rerun, so
+none is paid twice; the batch figures are recomputed from the stored trials, so none is counted twice.
+Targets are the batch's trials at stage 3 (the stage the seed's partial index
 ``trial_layer3_unevaluated`` serves), of the chosen model configs.
 """
 
@@ -24,12 +26,13 @@ from django.utils import timezone
 from core.bulk import bulk_update_json
 from core.jobs import JobCancelled
 from core.jsonl import gc_paused
-from layer3.judge.services import JudgeSettings, judge_trials
-from layer3.metrics.batch import aggregate_by_model
-from layer3.models import Batch, Layer3Run, TrialLog
+from layer3.judge.services import JudgeSettings, judge_trials, planned_judges
+from layer3.metrics.batch import RESULTS_VERSION, aggregate_by_model
+from layer3.models import Batch, Layer3Run, Layer3RunProblem, TrialLog
 from layer3.runs.chunk import ChunkOutcome, TrialRow, evaluate_chunk, progress_metrics
 from layer3.runs.options import TARGET_STAGE, EvaluationOptions
-from layer3.runs.reads import metric_summaries, without_details
+from layer3.runs.plan import PlanCounts, count_plan, plan_trial, requested_blocks, run_judge_labels
+from layer3.runs.reads import grouped_states, metric_summaries, trial_states, without_details
 from layer3.statistics import compare_model_configs
 from llm import services as gateway
 
@@ -50,7 +53,7 @@ class RunInFlight(Exception):
 class RunObserver:
     """Hooks a caller passes to ``layer3_run_execute``: the command's console, the job's progress."""
 
-    def started(self, run: Layer3Run, *, pending: int, not_targets: int) -> None: ...
+    def started(self, run: Layer3Run, *, pending: int, not_targets: int, plan: PlanCounts | None = None) -> None: ...
 
     def chunk(self, run: Layer3Run, outcome: ChunkOutcome) -> None: ...
 
@@ -62,6 +65,24 @@ def targets(batch: Batch, options: EvaluationOptions):
     if options.model_configs:
         trials = trials.filter(model_config__in=options.model_configs)
     return trials
+
+
+def batch_catalogue(batch: Batch) -> tuple[str, ...]:
+    """The widget types of ``batch`` (its own catalogue, or the configured default for a batch without one)."""
+    return tuple(batch.widget_catalogue or settings.LAYER3_WIDGET_CATALOGUE)
+
+
+def run_judges(options: EvaluationOptions) -> dict[str, dict]:
+    """The judge record each judged block gets from a run with ``options`` ({} without a judge)."""
+    if not options.uses_judge:
+        return {}
+    return planned_judges(options.judge, options.llm_model or None)
+
+
+def run_plan(*, batch: Batch, options: EvaluationOptions) -> PlanCounts:
+    """What a run with ``options`` would compute, keep and replace, per metric block (one grouped query)."""
+    labels = run_judge_labels(run_judges(options))
+    return count_plan(grouped_states(targets(batch, options)), options, labels)
 
 
 def check_judge_available(options: EvaluationOptions) -> None:
@@ -136,38 +157,48 @@ def layer3_run_execute(*, run: Layer3Run, observer: RunObserver | None = None) -
 
 def _execute(run: Layer3Run, options: EvaluationOptions, observer: RunObserver, started: float) -> None:
     batch = run.batch
-    all_targets = targets(batch, options)
-    pending = all_targets if options.force else all_targets.filter(layer3_metrics__isnull=True)
-    run.total_targets = all_targets.count()
-    pending_count = pending.count()
-    run.skipped_count = run.total_targets - pending_count
-    Layer3Run.objects.filter(pk=run.pk).update(total_targets=run.total_targets, skipped_count=run.skipped_count)
+    blocks = requested_blocks(options)
+    judges = run_judges(options)
+    labels = run_judge_labels(judges)
+    states = trial_states(targets(batch, options))
+    plan = count_plan(((config, state, 1) for _pk, config, state in states), options, labels)
+    pending: list[tuple[int, tuple[str, ...]]] = []
+    for pk, _config, state in states:
+        compute = plan_trial(state, blocks, force=options.force, judges=labels).compute
+        if compute:
+            pending.append((pk, compute))
+    run.total_targets = len(states)
+    run.skipped_count = run.total_targets - len(pending)
+    run.plan = plan.as_dict()
+    Layer3Run.objects.filter(pk=run.pk).update(
+        total_targets=run.total_targets, skipped_count=run.skipped_count, plan=run.plan
+    )
     not_targets = TrialLog.objects.filter(batch=batch).count() - run.total_targets
-    observer.started(run, pending=pending_count, not_targets=not_targets)
+    observer.started(run, pending=len(pending), not_targets=not_targets, plan=plan)
 
-    chunk_size = JUDGED_CHUNK_SIZE if options.uses_judge else CHUNK_SIZE
+    uses_judge = bool(judges) and any(block in labels for _pk, compute in pending for block in compute)
+    chunk_size = JUDGED_CHUNK_SIZE if uses_judge else CHUNK_SIZE
+    catalogue = batch_catalogue(batch)
     budget_left = options.budget
-    last_pk = 0
     stopped = False
     # What this run wrote, for the batch figures without reading it back (a whole batch's run)
-    computed: dict[int, tuple[str, dict]] | None = {} if pending_count <= IN_MEMORY_SUMMARIES else None
+    computed: dict[int, tuple[str, dict]] | None = {} if len(pending) <= IN_MEMORY_SUMMARIES else None
     # The cycle collector is paused while rows are decoded and metrics built: with 10,000 specs and
     # their metrics alive its scans cost more than the metrics (a chunk of 10,000: 0.63 s, 0.27 s
     # paused). Nothing built there forms a cycle. The judge's HTTP client does build cycles, so the
     # collector stays on for judged chunks.
-    while not stopped:
-        with gc_paused():
-            rows = [
-                TrialRow(*values)
-                for values in pending.filter(pk__gt=last_pk)
-                .order_by("pk")
-                .values_list("pk", "external_id", "model_config", "input_text", "generated_data")[:chunk_size]
-            ]
-        if not rows:
+    for start in range(0, len(pending), chunk_size):
+        if stopped:
             break
-        last_pk = rows[-1].pk
+        wanted = dict(pending[start : start + chunk_size])
+        with gc_paused():
+            fields = ("pk", "external_id", "model_config", "input_text", "generated_data", "layer3_metrics")
+            rows = [
+                TrialRow(*values, blocks=wanted[values[0]])
+                for values in TrialLog.objects.filter(pk__in=list(wanted)).order_by("pk").values_list(*fields)
+            ]
         judge = None
-        if options.uses_judge:
+        if uses_judge:
             budget = None if budget_left is None else gateway.Budget(budget_left, options.budget_currency)
             judge_settings = JudgeSettings(
                 backend=options.judge, model=options.llm_model or None, refresh=options.refresh_judge, budget=budget
@@ -176,8 +207,8 @@ def _execute(run: Layer3Run, options: EvaluationOptions, observer: RunObserver, 
             def judge(questions, judge_settings=judge_settings):
                 return judge_trials(questions, judge_settings)
 
-        with nullcontext() if options.uses_judge else gc_paused():
-            outcome = evaluate_chunk(rows, options, now=timezone.now(), judge=judge)
+        with nullcontext() if uses_judge else gc_paused():
+            outcome = evaluate_chunk(rows, now=timezone.now(), judge=judge, catalogue=catalogue)
         judgement = outcome.judgement
         if judgement is not None and budget_left is not None:
             budget_left = max(0.0, budget_left - judgement.spent(options.budget_currency))
@@ -189,7 +220,7 @@ def _execute(run: Layer3Run, options: EvaluationOptions, observer: RunObserver, 
         observer.chunk(run, outcome)
 
     if stopped:
-        run.unjudged_count = pending_count - run.evaluated_count - run.error_count
+        run.unjudged_count = len(pending) - run.evaluated_count - run.error_count
     whole_batch = (
         computed is not None and len(computed) == TrialLog.objects.filter(batch=batch, stage=TARGET_STAGE).count()
     )
@@ -203,12 +234,28 @@ def _store_chunk(run: Layer3Run, outcome: ChunkOutcome) -> None:
     hits = judgement.cache_hits if judgement is not None else 0
     usd = judgement.cost_usd if judgement is not None else 0.0
     jpy = judgement.cost_jpy if judgement is not None else 0.0
+    failed = outcome.failed_items
+    problems = [
+        Layer3RunProblem(
+            run_id=run.pk,
+            trial_id=problem.pk,
+            external_id=problem.external_id[:200],
+            kind=problem.kind,
+            path=problem.path[:500],
+            message=problem.message,
+            items=problem.items,
+        )
+        for problem in (*outcome.errors, *outcome.judge_failures)
+    ]
     with transaction.atomic():
         bulk_update_json(TrialLog, "layer3_metrics", outcome.written)
+        if problems:
+            Layer3RunProblem.objects.bulk_create(problems)
         Layer3Run.objects.filter(pk=run.pk).update(
             evaluated_count=F("evaluated_count") + outcome.evaluated,
             error_count=F("error_count") + len(outcome.errors),
             unjudged_count=F("unjudged_count") + outcome.unjudged,
+            judge_failures=F("judge_failures") + failed,
             judge_requests=F("judge_requests") + requests,
             judge_cache_hits=F("judge_cache_hits") + hits,
             cost_usd=F("cost_usd") + usd,
@@ -220,6 +267,7 @@ def _store_chunk(run: Layer3Run, outcome: ChunkOutcome) -> None:
     run.evaluated_count += outcome.evaluated
     run.error_count += len(outcome.errors)
     run.unjudged_count += outcome.unjudged
+    run.judge_failures += failed
     run.judge_requests += requests
     run.judge_cache_hits += hits
     run.cost_usd += usd
@@ -285,32 +333,55 @@ def batch_results_refresh(*, batch: Batch, summaries: list[tuple[str, dict | Non
     batch.layer3_by_model = by_model if evaluated else None
     batch.layer3_statistics = compare_model_configs(grouped) if evaluated else None
     batch.layer3_evaluated_at = timezone.now() if evaluated else None
-    batch.save(update_fields=["layer3_results", "layer3_by_model", "layer3_statistics", "layer3_evaluated_at"])
+    batch.results_version = RESULTS_VERSION
+    batch.save(
+        update_fields=[
+            "layer3_results",
+            "layer3_by_model",
+            "layer3_statistics",
+            "layer3_evaluated_at",
+            "results_version",
+        ]
+    )
     return batch
 
 
 def run_cost_estimate(*, batch: Batch, options: EvaluationOptions):
-    """The gateway's estimate for the judge calls a run would make (cache hits excluded); None without an LLM judge."""
+    """The gateway's estimate for the judge calls a run would make (cache hits excluded); None without an LLM judge.
+
+    Only the judged blocks the plan computes are asked about: a trial whose GV is kept costs nothing.
+    """
     if not (options.uses_judge and options.judge == "llm"):
         return None
     from layer3.judge.items import TrialQuestions, gv_items, w2wr_items
     from layer3.judge.services import estimate_questions
     from layer3.metrics import UISpecError, parse_ui_spec
+    from layer3.runs.plan import GV, W2WR
 
-    pending = targets(batch, options)
-    if not options.force:
-        pending = pending.filter(layer3_metrics__isnull=True)
+    blocks = requested_blocks(options)
+    labels = run_judge_labels(run_judges(options))
+    wanted = {}
+    for pk, _config, state in trial_states(targets(batch, options)):
+        compute = plan_trial(state, blocks, force=options.force, judges=labels).compute
+        if GV in compute or W2WR in compute:
+            wanted[pk] = compute
     questions = []
-    for concern, data in pending.order_by().values_list("input_text", "generated_data").iterator(chunk_size=2000):
-        try:
-            spec = parse_ui_spec(data)
-        except UISpecError:
-            continue
-        questions.append(
-            TrialQuestions(
-                gv=gv_items(spec, concern) if options.judges_gv else None,
-                w2wr=w2wr_items(spec, concern) if options.judges_w2wr else None,
-            )
+    pks = list(wanted)
+    for start in range(0, len(pks), 2000):  # a bounded IN list: SQLite caps the parameters of a statement
+        rows = TrialLog.objects.filter(pk__in=pks[start : start + 2000]).values_list(
+            "pk", "input_text", "generated_data"
         )
+        for pk, concern, data in rows:
+            try:
+                spec = parse_ui_spec(data)
+            except UISpecError:
+                continue
+            compute = wanted[pk]
+            questions.append(
+                TrialQuestions(
+                    gv=gv_items(spec, concern) if GV in compute else None,
+                    w2wr=w2wr_items(spec, concern) if W2WR in compute else None,
+                )
+            )
     settings_ = JudgeSettings(backend="llm", model=options.llm_model or None, refresh=options.refresh_judge)
     return estimate_questions(questions, settings_)

@@ -10,12 +10,13 @@ with a > b, ties counting 1/2.
 Effect size: the rank-biserial correlation r = 2·U_A/(n_A·n_B) - 1, in [-1, 1], positive when A tends to be
 larger; magnitude by |r|: < 0.1 negligible, < 0.3 small, < 0.5 medium, else large.
 
-Undefined (statistic, p-value and effect size None, with a reason):
+Undefined (statistic, p-value and effect size None, with a reason and its code, see
+:mod:`layer3.statistics.outcome`):
 
-- a group is empty (scipy returns NaN);
-- all values of both groups are equal: every rank is tied and the variance of U is 0. scipy returns
-  U = n_A·n_B/2 with p = 1 here; an undefined test instead says that the data carry no information, and it
-  is left out of the multiple-comparison count m.
+- a group is empty (``empty_group``; scipy returns NaN);
+- all values of both groups are equal (``all_tied``): every rank is tied and the variance of U is 0. scipy
+  returns U = n_A·n_B/2 with p = 1 here; an undefined test instead says that the data carry no information. It is
+  not a performed test (with the seed's family it still counts in m, as a hypothesis left untested).
 """
 
 from __future__ import annotations
@@ -70,16 +71,20 @@ def mann_whitney_u(
     mean_b = math.fsum(y.tolist()) / n_b if n_b else None
     result = TwoSampleResult(TEST, EFFECT_SIZE_TYPE, n_a, n_b, mean_a, mean_b)
 
-    reason = empty_group_reason(unit, n_a, n_b, labels)
-    if reason is None:
+    undefined = empty_group_reason(unit, n_a, n_b, labels)
+    if undefined is None:
         low, high = min(x.min(), y.min()), max(x.max(), y.max())
         if low == high:
-            reason = (
-                f"all {n_a + n_b} values equal {float(low)!r} in both models, so every rank is tied and "
-                "the Mann-Whitney test is undefined"
-            )
-    if reason is not None:
-        return replace(result, reason=reason)
+            undefined = {
+                "reason": (
+                    f"all {n_a + n_b} values equal {float(low)!r} in both models, so every rank is tied and "
+                    "the Mann-Whitney test is undefined"
+                ),
+                "reason_code": "all_tied",
+                "reason_params": {"n": n_a + n_b, "value": float(low)},
+            }
+    if undefined is not None:
+        return replace(result, **undefined)
 
     test = stats.mannwhitneyu(x, y, alternative="two-sided")
     u_a = float(test.statistic)

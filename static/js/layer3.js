@@ -97,9 +97,33 @@
     if (closer) { closer.closest("dialog").close(); }
   });
 
+  // The export menu follows the statistics section's selectors without a reload: the figure links take the
+  // metric, the result files the correction and the family.
+  function setParam(link, name, value) {
+    var url = new URL(link.getAttribute("href"), window.location.href);
+    url.searchParams.set(name, value);
+    link.setAttribute("href", url.pathname + url.search);
+  }
+
+  function followStatistics(select) {
+    var i;
+    if (select.name === "metric") {
+      var figures = document.querySelectorAll("a[data-follows-metric]");
+      for (i = 0; i < figures.length; i++) {
+        setParam(figures[i], "metric", select.value);
+        var label = figures[i].querySelector("[data-figure-metric]");
+        if (label) { label.textContent = select.value; }
+      }
+    } else if (select.name === "correction" || select.name === "family") {
+      var exports = document.querySelectorAll("a[data-follows-statistics]");
+      for (i = 0; i < exports.length; i++) { setParam(exports[i], select.name, select.value); }
+    }
+  }
+
   document.addEventListener("change", function (event) {
     var form = event.target.closest(".l3-run-form");
     if (form) { syncJudge(form); }
+    if (event.target.closest(".l3-stat-form")) { followStatistics(event.target); }
   });
 
   document.addEventListener("htmx:afterSwap", function (event) {

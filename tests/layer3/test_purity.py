@@ -25,9 +25,13 @@ from layer3.demo.generator import generate_trials
 from layer3.exports.formats import iter_csv
 from layer3.runs.chunk import TrialRow, evaluate_chunk
 from layer3.runs.options import EvaluationOptions
+from layer3.runs.plan import TrialState, count_plan, merge, plan_trial, requested_blocks
+options = EvaluationOptions()
+blocks = plan_trial(TrialState(), requested_blocks(options), force=False).compute
 trials = enumerate(generate_trials(5))
-rows = [TrialRow(i, t["id"], t["modelConfig"], t["inputText"], t["generatedData"]) for i, t in trials]
-outcome = evaluate_chunk(rows, EvaluationOptions(), now=datetime.now(UTC))
+rows = [TrialRow(i, t["id"], t["modelConfig"], t["inputText"], t["generatedData"], None, blocks) for i, t in trials]
+outcome = evaluate_chunk(rows, now=datetime.now(UTC))
+count_plan([("A", TrialState.of(m), 1) for _pk, m in outcome.written], options)
 "".join(iter_csv({"id": str(pk), "modelConfig": "A", "layer3Metrics": m} for pk, m in outcome.written))
 """
 
@@ -38,7 +42,18 @@ outcome = evaluate_chunk(rows, EvaluationOptions(), now=datetime.now(UTC))
         (["layer3.metrics", "layer3.metrics.batch"], ""),
         (["layer3.statistics"], USE_STATISTICS),
         (["layer3.exports.formats", "core.spreadsheet_cells"], ""),
-        (["layer3.judge.items", "layer3.judge.summaries", "layer3.runs.chunk", "layer3.runs.options"], USE_CHUNK),
+        (
+            [
+                "layer3.judge.items",
+                "layer3.judge.summaries",
+                "layer3.runs.chunk",
+                "layer3.runs.options",
+                "layer3.runs.plan",
+                "layer3.metrics.provenance",
+                "layer3.metrics.catalogue",
+            ],
+            USE_CHUNK,
+        ),
         (["layer3.demo.generator", "layer3.io.trials"], ""),
     ],
 )

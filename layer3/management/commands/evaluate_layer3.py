@@ -7,12 +7,15 @@ from django.utils import timezone
 from layer3.models import Layer3Run, TrialLog
 from layer3.runs.console import ConsoleLogger
 from layer3.runs.options import JUDGES, EvaluationOptions, parse_budget
+from layer3.runs.plan import plan_warnings, run_judge_labels
 from layer3.runs.services import (
     RunInFlight,
     check_judge_available,
     layer3_run_create,
     layer3_run_execute,
     run_cost_estimate,
+    run_judges,
+    run_plan,
 )
 from layer3.selectors import BatchNotFound, batch_get
 
@@ -20,8 +23,9 @@ from layer3.selectors import BatchNotFound, batch_get
 class Command(BaseCommand):
     help = (
         "Compute the Layer3 metrics of a batch's trials (seed 002): graph complexity, widget diversity, W2WR "
-        "types, and with a judge the GV relevance and W2WR semantic correctness. Resumable: trials that "
-        "already have metrics are skipped unless --force."
+        "types, and with a judge the GV relevance and W2WR semantic correctness. A run adds what each trial "
+        "lacks and erases nothing: metrics a trial has are kept unless --force, which recomputes only the "
+        "metrics asked for (a judged metric only with --judge baseline|llm)."
     )
 
     def add_arguments(self, parser):
@@ -34,7 +38,9 @@ class Command(BaseCommand):
             "configured LLM endpoint (LLM_BASE_URL)",
         )
         parser.add_argument("--model", default="", help="the judge's model (default: LLM_MODEL)")
-        parser.add_argument("--force", action="store_true", help="re-evaluate trials that already have metrics")
+        parser.add_argument(
+            "--force", action="store_true", help="recompute the metrics asked for where a trial already has them"
+        )
         parser.add_argument(
             "--refresh-judge", action="store_true", help="ask the judge again instead of using cached verdicts"
         )
@@ -43,7 +49,11 @@ class Command(BaseCommand):
         parser.add_argument("--no-gv", dest="gv", action="store_false", help="do not judge GV relevance")
         parser.add_argument("--w2wr-semantic", action="store_true", help="judge W2WR semantic correctness")
         parser.add_argument("--budget", help="stop the judge before this is spent, e.g. 500JPY or 3USD")
-        parser.add_argument("--yes", action="store_true", help="do not ask before spending on LLM calls")
+        parser.add_argument(
+            "--yes",
+            action="store_true",
+            help="do not ask before spending on LLM calls or replacing judged results with another judge's",
+        )
 
     def handle(self, *args, **opts):
         try:
@@ -56,8 +66,13 @@ class Command(BaseCommand):
             estimate = run_cost_estimate(batch=batch, options=options)
         except ValueError as exc:
             raise CommandError(str(exc)) from None
+        plan = run_plan(batch=batch, options=options)
+        for warning in plan_warnings(plan, run_judge_labels(run_judges(options))):
+            self.stdout.write(self.style.WARNING(f"warning: {warning}"))
         if estimate is not None:
             self._confirm(estimate, options, opts["yes"])
+        elif plan.other_judge:
+            self._ask("Replace them?", opts["yes"])
         try:
             run = layer3_run_create(batch=batch, options=options)
         except RunInFlight as exc:
@@ -125,10 +140,15 @@ class Command(BaseCommand):
             self.stdout.write(
                 f"budget: {options.budget:g} {options.budget_currency} (the run stops before exceeding it)"
             )
-        if yes or estimate.calls == 0:
+        if estimate.calls == 0:
+            return
+        self._ask("Start the run?", yes)
+
+    def _ask(self, question: str, yes: bool) -> None:
+        if yes:
             return
         if not sys.stdin.isatty():
-            raise CommandError("not started: confirm the cost on a terminal, or pass --yes (scripts, cron)")
-        answer = input("Start the run? [y/N] ").strip().lower()
+            raise CommandError("not started: confirm on a terminal, or pass --yes (scripts, cron)")
+        answer = input(f"{question} [y/N] ").strip().lower()
         if answer not in ("y", "yes"):
             raise CommandError("not started (answered no)")

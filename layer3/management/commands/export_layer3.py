@@ -10,7 +10,7 @@ from layer3.exports.calibration_files import calibration_export
 from layer3.exports.files import ExportError, export_file
 from layer3.exports.formats import FORMATS
 from layer3.selectors import BatchNotFound, batch_get
-from layer3.statistics import CORRECTIONS
+from layer3.statistics import CORRECTIONS, DEFAULT_FAMILY, parse_family
 
 
 class Command(BaseCommand):
@@ -27,6 +27,12 @@ class Command(BaseCommand):
         parser.add_argument("--include-raw", action="store_true", help="json: add every trial's stored metrics")
         parser.add_argument("--model-config", help="only this model configuration")
         parser.add_argument("--correction", choices=CORRECTIONS, default="bonferroni", help="multiple comparisons")
+        parser.add_argument(
+            "--family",
+            default=DEFAULT_FAMILY,
+            help="the multiple-comparison family: seed (default; 11 metrics × the pairs of model configs, 110 for "
+            "A–E, seed 002 §7.2), tests-run (the tests performed), or a number (210 across Layer1+4+3)",
+        )
         parser.add_argument(
             "--calibration",
             action="store_true",
@@ -55,12 +61,17 @@ class Command(BaseCommand):
         self._write(export, batch, opts)
 
     def _results(self, batch, opts):
+        try:
+            family = parse_family(opts["family"])
+        except ValueError as exc:
+            raise CommandError(f"--family: {exc}") from None
         export = export_file(
             batch,
             fmt=opts["format"],
             include_raw=opts["include_raw"],
             model_config=opts["model_config"],
             correction=opts["correction"],
+            family=family,
         )
         if opts["format"] != "json" and opts["include_raw"]:
             self.stderr.write("--include-raw applies to json only; ignored")

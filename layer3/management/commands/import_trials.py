@@ -14,11 +14,23 @@ class Command(BaseCommand):
         parser.add_argument("files", nargs="+", metavar="FILE")
         parser.add_argument("--batch", required=True, help="the batch name (created if new)")
         parser.add_argument("--experiment", help="experiment id of a new batch (checked against an existing one)")
+        parser.add_argument(
+            "--widget-catalogue",
+            metavar="FILE",
+            help="the widget types the trials' generator could choose from, a JSON array or one name per line "
+            "(default: LAYER3_WIDGET_CATALOGUE, or the 15 default types); it sets |W| of the widget entropy",
+        )
         parser.add_argument("--dry-run", action="store_true", help="check only; store nothing")
 
-    def handle(self, *args, files, batch, experiment, dry_run, **options):
+    def handle(self, *args, files, batch, experiment, dry_run, widget_catalogue, **options):
         try:
-            summary = trials_import(paths=files, batch_name=batch, experiment_id=experiment, dry_run=dry_run)
+            summary = trials_import(
+                paths=files,
+                batch_name=batch,
+                experiment_id=experiment,
+                dry_run=dry_run,
+                catalogue_path=widget_catalogue,
+            )
         except InputError as exc:
             raise CommandError(f"nothing was stored: {exc}") from None
         prefix = "dry run, nothing stored: " if dry_run else ""

@@ -76,18 +76,36 @@ def test_starting_a_run_answers_202_with_the_seed_shape_and_runs_it(
         )
     assert response.status_code == 202
     body = response.json()
-    assert body["success"] is True and set(body) == {"success", "data", "jobId", "runId"}
+    assert body["success"] is True and set(body) == {"success", "data", "jobId", "runId", "links"}
     data = body["data"]
     assert list(data) == [
         "batchId",
+        "batchName",
+        "runId",
+        "status",
         "totalTargets",
-        "evaluatedCount",
         "skippedCount",
+        "evaluatedCount",
         "errorCount",
         "elapsedMs",
+        "plan",
+        "warnings",
         "options",
     ]
-    assert (data["batchId"], data["totalTargets"], data["skippedCount"]) == ("b", 19, 0)
+    assert (data["batchId"], data["batchName"], data["totalTargets"], data["skippedCount"]) == (
+        str(batch.pk),
+        "b",
+        19,
+        0,
+    )
+    # counts a queued run cannot know yet are null, not 0: the stream's complete event and the run carry them
+    assert (data["evaluatedCount"], data["errorCount"], data["elapsedMs"]) == (None, None, None)
+    assert data["plan"]["blocks"]["generatedValueRelevance"]["compute"] == 19 and data["warnings"] == []
+    assert body["links"] == {
+        "job": f"/jobs/{body['jobId']}/",
+        "progress": f"/api/experiment/batch/{batch.pk}/layer3-progress",
+        "results": f"/api/experiment/batch/{batch.pk}/layer3-results",
+    }
     options = data["options"]
     assert {key: options[key] for key in SEED_REQUEST_DEFAULTS} == SEED_REQUEST_DEFAULTS
     assert options["llmModel"] == "" or isinstance(options["llmModel"], str)
@@ -99,6 +117,16 @@ def test_the_batch_is_found_by_id_too_and_an_unknown_one_is_404(api, batch):
     assert api.get(f"/api/experiment/batch/{batch.pk}/statistics").status_code == 200
     response = api.get("/api/experiment/batch/nope/statistics")
     assert response.status_code == 404 and "no batch named 'nope'" in response.json()["error"]
+    response = api.get(f"/api/experiment/batch/{batch.pk + 100}/statistics")
+    assert response.status_code == 404 and f"no batch with id {batch.pk + 100}" in response.json()["error"]
+
+
+def test_a_batch_named_like_another_batch_s_id_cannot_be_made(api, batch, trials_file):
+    with open(trials_file, "rb") as handle:
+        response = api.post("/api/experiment/batch/", {"name": str(batch.pk), "file": handle})
+    assert response.status_code == 400
+    assert "only digits" in json.dumps(response.json(), ensure_ascii=False)
+    assert not Batch.objects.filter(name=str(batch.pk)).exists()
 
 
 def test_a_second_run_while_one_is_alive_is_409_with_the_running_one(api, batch):
@@ -139,9 +167,10 @@ def test_post_needs_the_csrf_token(researcher, batch):
 def test_results_have_the_seed_shape(api, evaluated):
     body = api.get("/api/experiment/batch/b/layer3-results").json()
     data = body["data"]
-    assert list(data) == ["batchId", "experimentId", "evaluatedAt", "overall", "byModel", "summary"]
+    assert list(data) == ["batchId", "batchName", "experimentId", "evaluatedAt", "overall", "byModel", "summary"]
     assert data["overall"] == evaluated.layer3_results and data["experimentId"] == "exp-1"
-    assert [set(entry) for entry in data["byModel"]] == [{"modelConfig", "trialCount", "layer3"}] * 5
+    assert [set(entry) for entry in data["byModel"]] == [{"modelConfig", "trialCount", "judge", "layer3"}] * 5
+    assert data["byModel"][0]["judge"] == {"gv": "baseline:baseline-tfidf@1:layer3.gv_relevance@1", "w2wr": None}
     assert set(data["overall"]) == {
         "gvContentRelevance", "w2wrTypeDistribution", "w2wrSemanticCorrectness", "widgetDiversity", "graphComplexity"
     }  # fmt: skip

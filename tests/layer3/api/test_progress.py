@@ -43,7 +43,11 @@ def test_a_client_connecting_after_the_run_gets_complete_at_once(session, batch)
     names = [name for name, _id, _data in received]
     assert names[-1] == "complete" and names.count("error") == 1 and "progress" in names
     error = next(data for name, _id, data in received if name == "error")
-    assert error == {"logId": "D-00003", "error": error["error"]} and "bindings[0].source" in error["error"]
+    assert set(error) == {"logId", "kind", "error", "message"} and (error["logId"], error["kind"]) == (
+        "D-00003",
+        "spec",
+    )
+    assert error["error"].startswith("generatedData.reactiveBindings.bindings[0].source: found string")
     progress = next(data for name, _id, data in received if name == "progress")
     assert (progress["current"], progress["total"], progress["percentage"]) == (19, 19, 100.0)
     assert set(progress) == {"current", "total", "percentage", "currentLogId", "metrics"}
@@ -51,6 +55,8 @@ def test_a_client_connecting_after_the_run_gets_complete_at_once(session, batch)
     batch.refresh_from_db()
     assert complete["success"] is True and complete["summary"] == batch.layer3_results
     assert complete["elapsedMs"] == Layer3Run.objects.get(pk=run.pk).elapsed_ms
+    counts = ("evaluatedCount", "errorCount", "skippedCount", "unjudgedCount", "judgeFailures")
+    assert [complete[key] for key in counts] == [18, 1, 0, 0, 0]
     # Reconnecting after complete: 204, which stops a browser's EventSource
     response = session.get("/api/experiment/batch/b/layer3-progress", headers={"Last-Event-ID": event_id})
     assert response.status_code == 204
@@ -65,6 +71,18 @@ def test_a_reconnect_with_last_event_id_resumes_after_it(session, batch):
     error_id = next(event_id for name, event_id, _data in received if name == "error")
     resumed = events(session, headers={"Last-Event-ID": error_id})
     assert [name for name, _id, _data in resumed] == ["progress", "complete"]
+
+
+def test_the_stream_reports_only_the_latest_run_s_problems_in_the_reader_s_language(session, batch):
+    layer3_run_execute(run=layer3_run_create(batch=batch, options=EvaluationOptions()))
+    layer3_run_execute(run=layer3_run_create(batch=batch, options=EvaluationOptions(force=True)))
+    received = events(session, headers={"Accept-Language": "ja"})
+    errors = [data for name, _id, data in received if name == "error"]
+    assert [error["logId"] for error in errors] == ["D-00003"]  # once: the first run's problem is not replayed
+    assert "受け付ける形式" in errors[0]["message"] and '"nodot" が見つかりました' in errors[0]["message"]
+    third = layer3_run_create(batch=batch, options=EvaluationOptions())  # nothing left to do: no problem of its own
+    layer3_run_execute(run=third)
+    assert "error" not in [name for name, _id, _data in events(session)]
 
 
 def test_a_started_run_that_has_not_counted_its_targets_sends_no_progress(session, batch):

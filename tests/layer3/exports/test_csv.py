@@ -1,5 +1,7 @@
-"""iter_csv: one row per trial, flattened columns, exact numbers, neutralised text cells."""
+"""iter_csv: one row per trial, flattened columns, exact numbers, judges, null scores without items,
+neutralised text cells."""
 
+import copy
 import csv
 import io
 
@@ -7,17 +9,27 @@ import pytest
 
 from layer3.exports.formats import CSV_COLUMNS, iter_csv
 from layer3.exports.json_csv import CHUNK_CHARS, CSV_METRIC_PATHS
-from tests.layer3.exports.samples import ReadOnce, error_metrics, full_metrics, trial
+from tests.layer3.exports.samples import (
+    GPT,
+    GPT_W2WR,
+    ReadOnce,
+    error_metrics,
+    full_metrics,
+    trial,
+    without_items,
+)
 
+TEXT_COLUMNS = ("gv_judge", "w2wrSemantic_judge", "diversity_outOfCatalogue")
 DOCUMENTED_COLUMNS = [
     "id", "modelConfig", "status", "error", "errorPath", "evaluatedAt", "evaluatorModel",
     "gv_totalItems", "gv_evaluatedItems", "gv_notRelevant", "gv_generic", "gv_useful", "gv_avgScore",
-    "gv_usefulRate",
+    "gv_usefulRate", "gv_judge",
     "w2wrType_totalBindings", "w2wrType_flow", "w2wrType_meta", "w2wrType_sync", "w2wrType_unknown",
     "w2wrType_flowRate", "w2wrType_metaRate", "w2wrType_syncRate",
     "w2wrSemantic_evaluatedBindings", "w2wrSemantic_correct", "w2wrSemantic_redundant", "w2wrSemantic_wrong",
-    "w2wrSemantic_avgScore", "w2wrSemantic_correctnessRate",
+    "w2wrSemantic_avgScore", "w2wrSemantic_correctnessRate", "w2wrSemantic_judge",
     "diversity_uniqueWidgetCount", "diversity_entropy", "diversity_normalizedEntropy", "diversity_maxEntropy",
+    "diversity_availableWidgetCount", "diversity_outOfCatalogue",
     "graph_nodeCount", "graph_edgeCount", "graph_density", "graph_avgDegree", "graph_maxDegree",
     "graph_diverge", "graph_organize", "graph_converge", "graph_crossSectionEdges",
 ]  # fmt: skip
@@ -51,10 +63,75 @@ def test_every_metric_of_an_evaluated_trial_reads_back_exactly():
     assert (row["id"], row["modelConfig"], row["error"], row["errorPath"]) == ("t-0001", "A", "", "")
     assert row["evaluatedAt"] == metrics["evaluatedAt"]
     assert row["evaluatorModel"] == "gpt-4o"
+    assert {name for name, _ in CSV_METRIC_PATHS} == set(DOCUMENTED_COLUMNS[7:]) - set(TEXT_COLUMNS)
     for name, path in CSV_METRIC_PATHS:
         expected = lookup(metrics, path)
         assert float(row[name]) == expected, name
         assert row[name] == repr(expected), name  # no rounding: the shortest exact text
+    assert row["gv_judge"] == GPT == "llm:gpt-4o:layer3.gv_relevance@1"
+    assert row["w2wrSemantic_judge"] == GPT_W2WR
+    assert row["diversity_availableWidgetCount"] == "10"
+    assert row["diversity_outOfCatalogue"] == ""
+
+
+def test_a_trial_without_generated_values_has_empty_scores_not_zero():
+    stored = without_items(stored=0)  # stored under the seed's `|| 1` guard
+    before = copy.deepcopy(stored)
+    (row,), _ = read_back("".join(iter_csv([trial(metrics=stored)])))
+    assert stored == before  # the stored dict is read, never changed
+    assert row["gv_evaluatedItems"] == "0" and row["gv_useful"] == "0"
+    assert row["gv_avgScore"] == row["gv_usefulRate"] == ""
+    assert row["w2wrSemantic_evaluatedBindings"] == "0"
+    assert row["w2wrSemantic_avgScore"] == row["w2wrSemantic_correctnessRate"] == ""
+    assert row["gv_judge"] == GPT and row["w2wrSemantic_judge"] == GPT_W2WR  # judged blocks, with no item
+    (new,), _ = read_back("".join(iter_csv([trial(metrics=without_items(stored=None))])))
+    assert new == row
+
+
+def test_a_measured_zero_stays_zero():
+    metrics = full_metrics()
+    metrics["generatedValueRelevance"].update(distribution={"notRelevant": 6, "generic": 0, "useful": 0})
+    metrics["generatedValueRelevance"].update(avgScore=0.0, usefulRate=0.0)
+    (row,), _ = read_back("".join(iter_csv([trial(metrics=metrics)])))
+    assert row["gv_avgScore"] == row["gv_usefulRate"] == "0.0"
+
+
+def test_judge_columns_name_the_judge_of_each_block():
+    metrics = full_metrics()
+    metrics["generatedValueRelevance"]["judge"] = {
+        "kind": "baseline",
+        "model": "baseline-tfidf@1",
+        "prompt": "layer3.gv_relevance@1",
+    }
+    del metrics["w2wrSemanticCorrectness"]["judge"]  # stored before judges were recorded
+    (row,), _ = read_back("".join(iter_csv([trial(metrics=metrics)])))
+    assert row["gv_judge"] == "baseline:baseline-tfidf@1:layer3.gv_relevance@1"
+    assert row["w2wrSemantic_judge"] == "unrecorded"
+    del metrics["generatedValueRelevance"]
+    metrics["w2wrSemanticCorrectness"] = None
+    (row,), _ = read_back("".join(iter_csv([trial(metrics=metrics)])))
+    assert row["gv_judge"] == row["w2wrSemantic_judge"] == ""  # no block, no judge
+
+
+def test_a_judge_label_that_looks_like_a_formula_is_neutralised():
+    metrics = full_metrics()
+    metrics["generatedValueRelevance"]["judge"] = {"kind": "=cmd|' /c calc'!A1", "model": "m", "prompt": "p@1"}
+    (row,), _ = read_back("".join(iter_csv([trial(metrics=metrics)])))
+    assert row["gv_judge"] == "'=cmd|' /c calc'!A1:m:p@1"
+
+
+def test_widget_types_outside_the_catalogue_are_listed_space_separated():
+    metrics = full_metrics()
+    metrics["widgetDiversity"].update(availableWidgetCount=15, outOfCatalogue=["mood_dial", "word_cloud"])
+    (row,), _ = read_back("".join(iter_csv([trial(metrics=metrics)])))
+    assert row["diversity_availableWidgetCount"] == "15"
+    assert row["diversity_outOfCatalogue"] == "mood_dial word_cloud"
+    metrics["widgetDiversity"]["outOfCatalogue"] = ["=1+1", "x"]
+    (row,), _ = read_back("".join(iter_csv([trial(metrics=metrics)])))
+    assert row["diversity_outOfCatalogue"] == "'=1+1 x"
+    del metrics["widgetDiversity"]["outOfCatalogue"], metrics["widgetDiversity"]["availableWidgetCount"]
+    (row,), _ = read_back("".join(iter_csv([trial(metrics=metrics)])))  # stored before the catalogue was data
+    assert row["diversity_outOfCatalogue"] == row["diversity_availableWidgetCount"] == ""
 
 
 def test_floats_keep_full_precision():

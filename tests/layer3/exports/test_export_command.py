@@ -29,7 +29,8 @@ def export(tmp_path, *args, name="out"):
 
 def test_json_holds_the_stored_results_and_with_include_raw_every_trial(evaluated, tmp_path):
     document = json.loads(export(tmp_path, "--format", "json"))
-    assert document["batchId"] == "b" and document["experimentId"] == "exp-1"
+    assert document["batchId"] == str(evaluated.pk) and document["batchName"] == "b"
+    assert document["experimentId"] == "exp-1"
     assert document["overall"] == evaluated.layer3_results and document["byModel"] == evaluated.layer3_by_model
     assert document["statistics"] == evaluated.layer3_statistics and "trials" not in document
     raw = json.loads(export(tmp_path, "--format", "json", "--include-raw"))
@@ -58,6 +59,9 @@ def test_csv_has_one_row_per_trial(evaluated, tmp_path):
     assert by_id["D-00003"]["status"] == "error" and by_id["E-00004"]["status"] == "unevaluated"
     stored = TrialLog.objects.get(external_id="A-00000").layer3_metrics
     assert float(by_id["A-00000"]["graph_density"]) == stored["graphComplexity"]["density"]
+    assert by_id["A-00000"]["gv_judge"] == "baseline:baseline-tfidf@1:layer3.gv_relevance@1"
+    assert by_id["A-00000"]["diversity_availableWidgetCount"] == str(stored["widgetDiversity"]["availableWidgetCount"])
+    assert by_id["E-00004"]["gv_judge"] == ""
 
 
 def test_one_model_config_only(evaluated, tmp_path):
@@ -73,7 +77,9 @@ def test_one_model_config_only(evaluated, tmp_path):
 def test_markdown_and_latex_hold_both_tables(evaluated, tmp_path):
     markdown = export(tmp_path, "--format", "markdown")
     assert "\n| A | 4 |" in markdown and "| **Overall** | 19 |" in markdown
-    assert "Bonferroni correction for m = 90 comparisons" in markdown and "GC\\_DEN | D vs E |" in markdown
+    assert "Bonferroni correction over the seed's family of m = 110 comparisons (11 metrics × 10 pairs" in markdown
+    assert "GC\\_DEN | D vs E |" in markdown
+    assert "judged by baseline:baseline-tfidf@1:layer3.gv\\_relevance@1 (A, B, C, D, E, Overall)." in markdown
     latex = export(tmp_path, "--format", "latex")
     assert latex.count("\\toprule") == 2 and "\\usepackage{booktabs}" in latex and "GC\\_DEN & D vs E" in latex
 

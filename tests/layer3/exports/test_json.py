@@ -1,13 +1,14 @@
 """iter_json: the results document, and the raw trials streamed as its last key."""
 
+import copy
 import json
 import math
 
 import pytest
 
 from layer3.exports.formats import iter_json
-from layer3.exports.json_csv import CHUNK_CHARS
-from tests.layer3.exports.samples import ReadOnce, document, error_metrics, full_metrics, trial
+from layer3.exports.json_csv import CHUNK_CHARS, normalised_metrics, normalised_trial
+from tests.layer3.exports.samples import ReadOnce, document, error_metrics, full_metrics, trial, without_items
 
 
 def sample_trials():
@@ -104,3 +105,30 @@ def test_trials_are_iterated_once():
     "".join(iter_json(document(), trials))
     with pytest.raises(AssertionError):
         list(trials)
+
+
+def test_raw_trials_without_judged_items_have_null_scores_and_the_input_is_not_changed():
+    stored = without_items(stored=0)  # stored under the seed's `|| 1` guard
+    before = copy.deepcopy(stored)
+    trials = [trial("t-1", "A", stored), trial("t-2", "A", full_metrics()), trial("t-3", "B", error_metrics())]
+    parsed = json.loads("".join(iter_json(document(), iter(trials))))
+    gv = parsed["trials"][0]["layer3Metrics"]["generatedValueRelevance"]
+    semantic = parsed["trials"][0]["layer3Metrics"]["w2wrSemanticCorrectness"]
+    assert (gv["evaluatedItems"], gv["avgScore"], gv["usefulRate"]) == (0, None, None)
+    assert (semantic["evaluatedBindings"], semantic["avgScore"], semantic["correctnessRate"]) == (0, None, None)
+    assert gv["judge"] == stored["generatedValueRelevance"]["judge"]  # everything else as stored
+    assert parsed["trials"][0]["layer3Metrics"]["graphComplexity"] == stored["graphComplexity"]
+    assert parsed["trials"][1:] == trials[1:]
+    assert stored == before and trials[0]["layer3Metrics"] is stored
+
+
+def test_normalising_leaves_trials_with_judged_items_as_they_are():
+    measured = trial("t-1", "A", full_metrics())
+    assert normalised_trial(measured) is measured
+    assert normalised_trial(trial(metrics=None))["layer3Metrics"] is None
+    already = without_items(stored=None)
+    assert normalised_metrics(already) is already
+    old = without_items(stored=0)
+    new = normalised_metrics(old)
+    assert new is not old and new["graphComplexity"] is old["graphComplexity"]
+    assert old["generatedValueRelevance"]["avgScore"] == 0

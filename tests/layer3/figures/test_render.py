@@ -9,9 +9,10 @@ import pytest
 from PIL import Image
 
 from layer3.figures import FIGURES, FORMATS, fonts, render_figure
+from layer3.metrics.provenance import BASELINE_MODEL
 from layer3.statistics import LAYER3_METRICS
 from tests.layer3.figures import svg as svg_text
-from tests.layer3.figures.batch import demo_batch
+from tests.layer3.figures.batch import demo_batch, judged_trial, label
 from tests.layer3.statistics.trials import error_trial, layer3_trial
 
 PNG_SIGNATURE = b"\x89PNG\r\n\x1a\n"
@@ -198,3 +199,80 @@ def test_no_model_config_and_no_data_still_render(name):
 def test_a_batch_label_over_several_lines_is_drawn_on_one():
     texts = svg_text.texts(render_figure("w2wr-types", small_batch(), language="en", batch_label="run 7\n  second try"))
     assert "run 7 second try" in texts
+
+
+def judged_batch(**judges):
+    """A, B and C judged by the judge models given for each (several names: the trials take turns)."""
+    judges = {"A": ("gpt-4o",), "B": ("gpt-4o",), "C": ("gpt-4o",), **judges}
+    return {
+        model: [judged_trial(names[i % len(names)], gv=[2, 1, i % 3], sc=[2, i % 3], graph=(3, 2)) for i in range(4)]
+        for model, names in judges.items()
+    }
+
+
+@pytest.mark.parametrize("metric", ["GV_CR", "GV_UR", "W2WR_SC", "W2WR_CR"])
+def test_a_judged_figure_names_its_judge_under_the_title_in_the_svg(metric):
+    texts = svg_text.texts(render_figure("model-comparison", judged_batch(), metric=metric, language="en"))
+    group = "gv" if metric.startswith("GV") else "w2wr"
+    assert f"Judge: {label('gpt-4o', group)}" in texts
+    assert "several judges" not in texts
+
+
+def test_an_automatic_figure_names_no_judge_in_the_svg():
+    texts = svg_text.texts(render_figure("model-comparison", judged_batch(), metric="GC_NC", language="en"))
+    assert not any(text.startswith(("Judge", "判定")) for text in texts)
+    texts = svg_text.texts(render_figure("w2wr-types", judged_batch(B=(BASELINE_MODEL,)), language="en"))
+    assert not any("Judge" in text or "gpt-4o" in text for text in texts)
+
+
+def test_different_judges_are_written_under_each_bar_in_the_svg():
+    svg = render_figure("model-comparison", judged_batch(B=(BASELINE_MODEL,)), metric="GV_UR", language="en")
+    texts = svg_text.texts(svg)
+    assert "Judges: differ between model configurations (under each bar)" in texts
+    # each line of a tick label is a text of its own in the SVG
+    assert texts[: texts.index("Model configuration")] == [
+        "A", "n=12", "llm:gpt-4o:", "layer3.gv_relevance@1",
+        "B", "n=12", "baseline:", "baseline-tfidf@1:", "layer3.gv_relevance@1",
+        "C", "n=12", "llm:gpt-4o:", "layer3.gv_relevance@1",
+    ]  # fmt: skip
+
+
+def test_a_config_with_several_judges_has_a_note_and_no_bar_in_the_svg():
+    batch = judged_batch(B=("gpt-4o", BASELINE_MODEL))
+    svg = render_figure("model-comparison", batch, metric="GV_UR", language="en")
+    texts = svg_text.texts(svg)
+    assert "several judges" in texts
+    assert f"Judge: {label('gpt-4o')}" in texts  # A and C
+    bars = svg_text.parse(svg).findall(f".//{svg_text.SVG_NS}g[@id='patch_3']")
+    assert bars  # the figure still draws A's and C's bars
+    one_judge = render_figure("model-comparison", judged_batch(), metric="GV_UR", language="en")
+    assert svg.count(b'id="patch_') == one_judge.count(b'id="patch_') - 1
+
+
+@needs_cjk_font
+def test_the_judge_words_are_japanese_on_a_japanese_figure():
+    texts = svg_text.texts(render_figure("model-comparison", judged_batch(B=("gpt-4o", BASELINE_MODEL))))
+    assert f"判定モデル: {label('gpt-4o')}" in texts and "複数の判定モデル" in texts
+    texts = svg_text.texts(render_figure("model-comparison", judged_batch(B=(BASELINE_MODEL,)), metric="W2WR_CR"))
+    assert "判定モデル: モデル構成ごとに異なる（各棒の下に表示）" in texts
+
+
+def test_the_judge_words_fall_back_to_english_without_a_cjk_font(monkeypatch):
+    monkeypatch.setattr(fonts, "find_cjk_font", lambda: None)
+    texts = svg_text.texts(render_figure("model-comparison", judged_batch(B=("gpt-4o", BASELINE_MODEL))))
+    assert f"Judge: {label('gpt-4o')}" in texts and "several judges" in texts
+
+
+@pytest.mark.parametrize("language", ["ja", "en"])
+def test_a_judge_model_with_markup_is_drawn_literally_and_escaped_in_the_svg(language):
+    for model in ("<script>alert(1)</script>", "$x$ cost"):
+        batch = {"A": [judged_trial(model, gv=[2, 1])], "B": [judged_trial(model, gv=[0])]}
+        svg = render_figure("model-comparison", batch, metric="GV_UR", language=language)
+        assert b"<script" not in svg
+        assert svg_text.parse(svg) is not None
+        line = next(text for text in svg_text.texts(svg) if model.replace("<", "&lt;").replace(">", "&gt;") in text)
+        glyph_ids = svg_text.glyphs(svg, line)
+        shown = line.replace("&lt;", "<").replace("&gt;", ">")
+        assert len(glyph_ids) == len(shown)  # mathtext would drop the dollars and italicise x
+        per_bar = {"A": [judged_trial(model, gv=[2, 1])], "B": [judged_trial("gpt-4o", gv=[0])]}
+        assert b"<script" not in render_figure("model-comparison", per_bar, metric="GV_UR", language=language)

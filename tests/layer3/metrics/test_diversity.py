@@ -20,6 +20,8 @@ def test_two_of_one_type_and_one_each_of_two_more_by_hand():
         "entropy": 1.5,
         "normalizedEntropy": 0.3839,
         "maxEntropy": 3.9069,
+        "availableWidgetCount": 15,
+        "outOfCatalogue": [],
     }
 
 
@@ -31,6 +33,8 @@ def test_no_widgets_give_zero_entropy_and_empty_counts():
         "entropy": 0,
         "normalizedEntropy": 0,
         "maxEntropy": 3.9069,
+        "availableWidgetCount": 15,
+        "outOfCatalogue": [],
     }
 
 
@@ -50,14 +54,37 @@ def test_three_equal_types_round_log2_of_three_to_four_decimals():
     assert result["normalizedEntropy"] == 0.4057  # 1.5849625 / 3.9068906 = 0.4056839...
 
 
-def test_more_types_than_available_give_a_normalized_entropy_above_one_unclamped():
+def test_more_types_than_a_count_allows_raise_the_count_so_the_normalized_entropy_stays_at_most_one():
     result = diversity(["a", "b", "c", "d"], available_widget_count=2)
-    assert result["normalizedEntropy"] == 2.0
+    assert (result["normalizedEntropy"], result["maxEntropy"]) == (1.0, 2.0)
 
 
-def test_one_available_type_has_zero_max_entropy_and_zero_normalized_entropy():
-    result = diversity(["a", "b"], available_widget_count=1)
-    assert (result["entropy"], result["normalizedEntropy"], result["maxEntropy"]) == (1.0, 0, 0)
+def test_one_available_type_used_alone_has_zero_max_entropy_and_zero_normalized_entropy():
+    result = diversity(["a", "a"], available_widget_count=1)
+    assert (result["entropy"], result["normalizedEntropy"], result["maxEntropy"]) == (0, 0, 0)
+
+
+def test_a_catalogue_sets_the_available_types_and_lists_the_types_outside_it():
+    result = diversity(["a", "x", "b", "y", "x"], catalogue=("a", "b", "c"))
+    assert result["availableWidgetCount"] == 3
+    assert result["outOfCatalogue"] == ["x", "y"]
+    # |W| = 3 catalogue types + 2 used outside it = 5: H = 1.9219 (p = .2, .4, .2, .2), log2(5) = 2.3219
+    assert (result["entropy"], result["maxEntropy"], result["normalizedEntropy"]) == (1.9219, 2.3219, 0.8277)
+
+
+def test_within_the_catalogue_the_figures_equal_those_of_its_size():
+    components = ["brainstorm_cards", "mind_map", "mind_map", "free_writing"]
+    from layer3.metrics.catalogue import DEFAULT_WIDGET_TYPES
+
+    by_catalogue = diversity(components, catalogue=DEFAULT_WIDGET_TYPES)
+    assert by_catalogue == diversity(components, available_widget_count=15)
+    assert by_catalogue["outOfCatalogue"] == []
+
+
+def test_the_normalized_entropy_never_exceeds_one_whatever_the_types_used():
+    for used in range(1, 30):
+        result = diversity([f"t{i}" for i in range(used)], catalogue=("t0", "t1", "t2"))
+        assert result["normalizedEntropy"] <= 1.0
 
 
 @pytest.mark.parametrize(("count", "error"), [(0, ValueError), (-3, ValueError), (True, TypeError), (15.0, TypeError)])

@@ -56,6 +56,8 @@ def test_a_plan_ui_spec_gives_the_whole_non_llm_result_by_hand():
             "entropy": 2.0,
             "normalizedEntropy": 0.5119,  # 2 / log2(15) = 0.511916...
             "maxEntropy": 3.9069,
+            "availableWidgetCount": 15,
+            "outOfCatalogue": [],
         },
         "w2wrTypeDistribution": {
             "totalBindings": 5,

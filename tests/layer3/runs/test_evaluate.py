@@ -52,7 +52,8 @@ def test_the_batch_results_hold_overall_by_model_and_statistics(batch):
     call_command("evaluate_layer3", "b")
     batch.refresh_from_db()
     assert batch.layer3_results["graphComplexity"]["avgNodeCount"] > 0
-    assert batch.layer3_results["gvContentRelevance"] == {"avgScore": None, "usefulRate": None, "sampleSize": 0}
+    gv = batch.layer3_results["gvContentRelevance"]
+    assert (gv["avgScore"], gv["usefulRate"], gv["sampleSize"], gv["judges"]) == (None, None, 0, [])
     assert [entry["modelConfig"] for entry in batch.layer3_by_model] == ["A", "B", "C", "D", "E"]
     assert sum(entry["trialCount"] for entry in batch.layer3_by_model) == 19
     comparisons = batch.layer3_statistics["layer3Comparisons"]
@@ -88,12 +89,12 @@ def test_a_run_that_dies_in_a_chunk_is_completed_by_the_next_and_each_trial_is_e
     real = chunk_module.evaluate_chunk
     evaluated = []
 
-    def dies_in_the_third_chunk(rows, options, **kwargs):
+    def dies_in_the_third_chunk(rows, **kwargs):
         calls["n"] += 1
         if calls["n"] == 3:
             raise RuntimeError("worker killed")
         evaluated.extend(row.external_id for row in rows)
-        return real(rows, options, **kwargs)
+        return real(rows, **kwargs)
 
     monkeypatch.setattr(services, "evaluate_chunk", dies_in_the_third_chunk)
     with pytest.raises(CommandError, match="worker killed"):
@@ -135,7 +136,8 @@ def test_model_configs_limit_the_targets(batch):
 @pytest.mark.parametrize(
     ("args", "message"),
     [
-        (["nope"], "no batch named 'nope'"),
+        (["nope"], "no batch named 'nope'; batches: b \\(id"),
+        (["99999"], "no batch with id 99999"),
         (["b", "--judge", "llm"], "set LLM_BASE_URL"),
         (["b", "--judge", "baseline", "--budget", "lots"], "write an amount and a currency"),
     ],
@@ -181,6 +183,7 @@ def test_a_queued_run_is_executed_by_the_worker_through_a_job(batch, monkeypatch
         "skipped": 0,
         "errors": 1,
         "left_for_later": 0,
+        "judge_failures": 0,
     }
     assert (job.progress_done, job.progress_total) == (19, 19)
     assert run.status == "succeeded" and run.last_metrics and "itemEvaluations" not in str(run.last_metrics)

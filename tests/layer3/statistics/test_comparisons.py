@@ -9,13 +9,15 @@ import numpy as np
 import pytest
 from scipy import stats
 from statsmodels.stats.multitest import multipletests
-from statsmodels.stats.proportion import proportions_ztest
+from statsmodels.stats.proportion import confint_proportions_2indep, proportions_ztest
 
-from layer3.statistics import LAYER3_METRICS, compare_model_configs, model_samples
-from tests.layer3.statistics.trials import error_trial, layer3_trial
+from layer3.statistics import LAYER3_METRICS, REASON_CODES, compare_model_configs, model_samples
+from tests.layer3.statistics.trials import error_trial, judge_label, layer3_trial
 
 TOL = 1e-9
 MANN_WHITNEY = {"GV_CR", "W2WR_SC", "WS_ENT", "GC_NC", "GC_EC", "GC_DEN"}
+JUDGES = {"GV_CR": "gv", "GV_UR": "gv", "W2WR_SC": "w2wr", "W2WR_CR": "w2wr"}
+INTERVAL_KEYS = ["difference", "zCi", "clusterBootstrapCi", "clusterBootstrapReplicates", "designEffect"]
 RESULT_KEYS = [
     "metric",
     "modelA",
@@ -34,6 +36,15 @@ RESULT_KEYS = [
     "valueA",
     "valueB",
     "reason",
+    "reasonCode",
+    "reasonParams",
+    "judgeA",
+    "judgeB",
+    "difference",
+    "zCi",
+    "clusterBootstrapCi",
+    "clusterBootstrapReplicates",
+    "designEffect",
 ]
 SUMMARY_KEYS = [
     "totalTests",
@@ -45,6 +56,9 @@ SUMMARY_KEYS = [
     "comparisons",
     "modelConfigs",
     "effectSizeThresholds",
+    "family",
+    "familySize",
+    "bootstrap",
 ]
 WIDGETS = ["brainstorm_cards", "emotion_palette", "priority_matrix", "timeline", "matrix", "card_sort"]
 
@@ -127,7 +141,19 @@ def test_five_models_times_eleven_metrics_equal_the_references(five_models, meth
         assert (got["metric"], got["modelA"], got["modelB"]) == (metric, a, b)
         assert got["test"] == ("mann_whitney_u" if metric in MANN_WHITNEY else "two_proportion_z")
         assert got["effectSizeType"] == ("rank_biserial" if metric in MANN_WHITNEY else "cohens_h")
-        assert got["reason"] is None
+        assert got["reason"] is got["reasonCode"] is got["reasonParams"] is None
+        judge = judge_label(block=JUDGES[metric]) if metric in JUDGES else None
+        assert got["judgeA"] == got["judgeB"] == judge
+        if metric in MANN_WHITNEY:
+            assert all(got[key] is None for key in INTERVAL_KEYS)
+        else:
+            low, high = confint_proportions_2indep(n_a * value_a, n_a, n_b * value_b, n_b, method="wald")
+            assert got["difference"] == pytest.approx(value_a - value_b, abs=TOL, rel=0)
+            assert got["zCi"] == pytest.approx([float(low), float(high)], abs=TOL, rel=0)
+            boot_low, boot_high = got["clusterBootstrapCi"]
+            assert boot_low < got["difference"] < boot_high
+            assert got["clusterBootstrapReplicates"] == 2000
+            assert 0.2 < got["designEffect"] < 5
         assert got["statistic"] == pytest.approx(float(statistic), abs=TOL, rel=0)
         assert got["pValue"] == pytest.approx(float(p), abs=TOL, rel=0)
         assert got["adjustedPValue"] == pytest.approx(float(adj), abs=TOL, rel=0)
@@ -142,7 +168,9 @@ def test_five_models_times_eleven_metrics_equal_the_references(five_models, meth
     summary = result["summary"]
     assert list(summary) == SUMMARY_KEYS
     assert summary["totalTests"] == summary["performedTests"] == summary["comparisons"] == 110
+    assert summary["family"] == "seed" and summary["familySize"] == 110
     assert summary["adjustedAlpha"] == 0.05 / 110
+    assert summary["bootstrap"] == {"replicates": 2000, "seed": 0, "level": 0.95, "unit": "trial"}
     assert summary["correction"] == method
     assert summary["alpha"] == 0.05
     assert summary["modelConfigs"] == ["A", "B", "C", "D", "E"]
@@ -197,25 +225,44 @@ def test_undefined_tests_are_null_with_a_reason_and_json_encodes_without_nan():
 
     undefined = [row for row in result["layer3Comparisons"] if row["pValue"] is None]
     assert undefined and all(row["reason"] for row in undefined)
+    assert all(row["reasonCode"] in REASON_CODES and isinstance(row["reasonParams"], dict) for row in undefined)
+    assert {row["reasonCode"] for row in undefined} == {"empty_group", "pooled_proportion_zero"}
     for row in undefined:
         assert row["statistic"] is row["adjustedPValue"] is row["effectSize"] is row["effectMagnitude"] is None
         assert row["significant"] is False and row["mark"] == ""
     rows = {(row["metric"], row["modelA"], row["modelB"]): row for row in result["layer3Comparisons"]}
     assert rows["GV_CR", "A", "B"]["reason"] == "no trials with GV_CR in model B"
+    assert rows["GV_CR", "A", "B"]["reasonCode"] == "empty_group"
+    assert rows["GV_CR", "A", "B"]["reasonParams"] == {"models": ["B"], "metric": "GV_CR", "unit": "trials"}
     assert rows["GV_CR", "A", "B"]["valueA"] == pytest.approx((1.5 + 1 / 3) / 2)
     assert rows["GV_CR", "A", "B"]["valueB"] is None
     assert rows["GV_UR", "B", "C"]["reason"] == "no evaluated generatedValue items for GV_UR in models B and C"
+    assert rows["GV_UR", "B", "C"]["reasonParams"] == {"models": ["B", "C"], "metric": "GV_UR", "unit": "judged_items"}
     assert rows["W2WR_MR", "A", "B"]["reason"].startswith("pooled proportion is 0")  # 0 of 3 and 0 of 1
+    assert rows["W2WR_MR", "A", "B"]["reasonCode"] == "pooled_proportion_zero"
+    assert rows["W2WR_MR", "A", "B"]["reasonParams"] == {"n": 4}
     assert rows["W2WR_FR", "B", "C"]["reason"] is None  # 1 of 1 against 0 of 1
     assert rows["W2WR_SC", "A", "D"]["reason"] == "no trials with W2WR_SC in model D"
 
 
-def test_only_performed_tests_count_in_m():
+def test_the_seeds_family_counts_every_metric_and_pair_performed_or_not():
     result = compare_model_configs(mixed_models())
     performed = [row for row in result["layer3Comparisons"] if row["pValue"] is not None]
     summary = result["summary"]
+    assert summary["totalTests"] == summary["familySize"] == summary["comparisons"] == 11 * 6
+    assert summary["performedTests"] == len(performed) < 11 * 6
+    assert summary["adjustedAlpha"] == 0.05 / 66
+    for row in performed:
+        assert row["adjustedPValue"] == pytest.approx(min(1.0, row["pValue"] * 66), abs=1e-15)
+
+
+def test_the_tests_run_family_counts_only_performed_tests():
+    result = compare_model_configs(mixed_models(), family="tests-run")
+    performed = [row for row in result["layer3Comparisons"] if row["pValue"] is not None]
+    summary = result["summary"]
     assert summary["totalTests"] == 11 * 6
-    assert summary["performedTests"] == summary["comparisons"] == len(performed) < 11 * 6
+    assert summary["performedTests"] == summary["comparisons"] == summary["familySize"] == len(performed) < 11 * 6
+    assert summary["family"] == "tests-run"
     assert summary["adjustedAlpha"] == 0.05 / len(performed)
     for row in performed:
         assert row["adjustedPValue"] == pytest.approx(min(1.0, row["pValue"] * len(performed)), abs=1e-15)
@@ -243,6 +290,7 @@ def test_fewer_than_two_model_configs_compare_nothing(trials_by_model):
     summary = result["summary"]
     assert (summary["totalTests"], summary["performedTests"], summary["comparisons"]) == (0, 0, 0)
     assert summary["adjustedAlpha"] is None and summary["significantCount"] == 0
+    assert (summary["family"], summary["familySize"]) == ("seed", 0)
     assert summary["modelConfigs"] == sorted(trials_by_model)
     json.dumps(result, allow_nan=False)
 

@@ -130,18 +130,19 @@ def test_an_effect_size_exactly_on_a_threshold_gets_the_higher_label(a, b, label
 
 
 @pytest.mark.parametrize(
-    ("a", "b", "reason"),
+    ("a", "b", "reason", "code", "params"),
     [
-        ([], [1.0, 2.0], "no values in model A"),
-        ([1.0], [], "no values in model B"),
-        ([], [], "no values in models A and B"),
-        ([2.0, 2.0], [2.0], "all 3 values equal 2.0 in both models"),
-        ([0.5], [0.5], "all 2 values equal 0.5 in both models"),
+        ([], [1.0, 2.0], "no values in model A", "empty_group", {"models": ["A"]}),
+        ([1.0], [], "no values in model B", "empty_group", {"models": ["B"]}),
+        ([], [], "no values in models A and B", "empty_group", {"models": ["A", "B"]}),
+        ([2.0, 2.0], [2.0], "all 3 values equal 2.0 in both models", "all_tied", {"n": 3, "value": 2.0}),
+        ([0.5], [0.5], "all 2 values equal 0.5 in both models", "all_tied", {"n": 2, "value": 0.5}),
     ],
 )
-def test_undefined_tests_give_none_and_a_reason(a, b, reason):
+def test_undefined_tests_give_none_and_a_reason(a, b, reason, code, params):
     result = mann_whitney_u(a, b)
     assert reason in result.reason
+    assert (result.reason_code, result.reason_params) == (code, params)
     assert not result.performed
     assert (result.statistic, result.p_value, result.effect_size, result.effect_magnitude) == (None,) * 4
     assert result.value_a == (None if not a else float(np.mean(a)))

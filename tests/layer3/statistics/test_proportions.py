@@ -7,10 +7,10 @@ import numpy as np
 import pytest
 from hypothesis import assume, given, settings
 from hypothesis import strategies as st
-from statsmodels.stats.proportion import proportions_ztest
+from statsmodels.stats.proportion import confint_proportions_2indep, proportions_ztest
 
 from layer3.statistics import two_proportion_z
-from layer3.statistics.proportions import cohens_h
+from layer3.statistics.proportions import WALD_Z, cohens_h, wald_difference
 
 TOL = 1e-9
 
@@ -96,18 +96,29 @@ def test_the_sign_follows_a_minus_b():
 
 
 @pytest.mark.parametrize(
-    ("counts", "reason"),
+    ("counts", "reason", "code", "params"),
     [
-        ((0, 0, 3, 10), "no items in model A"),
-        ((3, 10, 0, 0), "no items in model B"),
-        ((0, 0, 0, 0), "no items in models A and B"),
-        ((0, 10, 0, 7), "pooled proportion is 0 (no successes in either model), so the variance is 0"),
-        ((10, 10, 7, 7), "pooled proportion is 1 (only successes in both models), so the variance is 0"),
+        ((0, 0, 3, 10), "no items in model A", "empty_group", {"models": ["A"]}),
+        ((3, 10, 0, 0), "no items in model B", "empty_group", {"models": ["B"]}),
+        ((0, 0, 0, 0), "no items in models A and B", "empty_group", {"models": ["A", "B"]}),
+        (
+            (0, 10, 0, 7),
+            "pooled proportion is 0 (no successes in either model), so the variance is 0",
+            "pooled_proportion_zero",
+            {"n": 17},
+        ),
+        (
+            (10, 10, 7, 7),
+            "pooled proportion is 1 (only successes in both models), so the variance is 0",
+            "pooled_proportion_one",
+            {"n": 17},
+        ),
     ],
 )
-def test_undefined_tests_give_none_and_a_reason(counts, reason):
+def test_undefined_tests_give_none_and_a_reason(counts, reason, code, params):
     result = two_proportion_z(*counts)
     assert reason in result.reason
+    assert (result.reason_code, result.reason_params) == (code, params)
     assert not result.performed
     assert (result.statistic, result.p_value, result.effect_size, result.effect_magnitude) == (None,) * 4
     x_a, n_a, x_b, n_b = counts
@@ -159,3 +170,48 @@ def test_it_equals_statsmodels_on_numpy_integers():
         x_a, x_b = rng.integers(0, n_a + 1), rng.integers(0, n_b + 1)
         if 0 < x_a + x_b < n_a + n_b:
             assert_matches_statsmodels(x_a, n_a, x_b, n_b)
+
+
+def assert_wald_matches_statsmodels(x_a, n_a, x_b, n_b):
+    result = wald_difference(x_a, n_a, x_b, n_b)
+    low, high = confint_proportions_2indep(x_a, n_a, x_b, n_b, method="wald", compare="diff")
+    assert math.isclose(result.low, float(low), rel_tol=0, abs_tol=TOL)
+    assert math.isclose(result.high, float(high), rel_tol=0, abs_tol=TOL)
+    assert result.difference == x_a / n_a - x_b / n_b
+    for value in (result.difference, result.standard_error, result.low, result.high):
+        assert type(value) is float
+
+
+@pytest.mark.parametrize(
+    ("x_a", "n_a", "x_b", "n_b"),
+    [(30, 100, 20, 90), (1, 1, 0, 1), (0, 5, 3, 7), (5, 5, 1, 9), (9000, 10000, 100, 10000), (0, 10, 0, 7)],
+)
+def test_the_wald_interval_equals_statsmodels(x_a, n_a, x_b, n_b):
+    assert_wald_matches_statsmodels(x_a, n_a, x_b, n_b)
+
+
+def test_the_wald_interval_by_hand():
+    # p_A = 0.3, p_B = 0.2: se = sqrt(0.21/100 + 0.16/100) = sqrt(0.0037), interval 0.1 ± 1.959964·se
+    result = wald_difference(30, 100, 20, 100)
+    assert math.isclose(result.standard_error, math.sqrt(0.0037), rel_tol=0, abs_tol=1e-15)
+    assert math.isclose(WALD_Z, 1.959963984540054, rel_tol=0, abs_tol=1e-15)
+    assert math.isclose(result.low, 0.1 - WALD_Z * math.sqrt(0.0037), rel_tol=0, abs_tol=1e-15)
+    assert math.isclose(result.high, 0.1 + WALD_Z * math.sqrt(0.0037), rel_tol=0, abs_tol=1e-15)
+
+
+def test_the_wald_interval_of_two_extreme_proportions_is_a_point_and_an_empty_group_has_none():
+    result = wald_difference(4, 4, 0, 3)
+    assert (result.difference, result.standard_error, result.low, result.high) == (1.0, 0.0, 1.0, 1.0)
+    assert wald_difference(0, 0, 3, 10) is None and wald_difference(3, 10, 0, 0) is None
+    with pytest.raises(ValueError, match="x_b must not exceed n_b"):
+        wald_difference(1, 2, 5, 4)
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.data())
+def test_the_wald_interval_equals_statsmodels_on_random_counts(data):
+    n_a = data.draw(st.integers(min_value=1, max_value=5000))
+    n_b = data.draw(st.integers(min_value=1, max_value=5000))
+    x_a = data.draw(st.integers(min_value=0, max_value=n_a))
+    x_b = data.draw(st.integers(min_value=0, max_value=n_b))
+    assert_wald_matches_statsmodels(x_a, n_a, x_b, n_b)

@@ -72,6 +72,26 @@ def test_it_sums_the_counts_of_the_proportion_metrics():
     assert ProportionCount(0, 0).proportion is None
 
 
+def test_it_keeps_the_counts_of_every_trial_for_the_bootstrap():
+    trial_counts = model_samples(realistic_trials()).trial_counts
+    assert list(trial_counts) == list(PROPORTION_METRICS)
+    # Five trials read without error (the error trial is no row); 0 of 0 where a trial has no such block.
+    expected = {
+        "GV_UR": ([2, 0, 0, 0, 0], [4, 0, 0, 1, 0]),
+        "W2WR_FR": ([2, 0, 0, 0, 0], [4, 1, 0, 0, 0]),
+        "W2WR_MR": ([0, 1, 0, 0, 0], [4, 1, 0, 0, 0]),
+        "W2WR_SYR": ([1, 0, 0, 0, 0], [4, 1, 0, 0, 0]),
+        "W2WR_CR": ([2, 0, 0, 0, 0], [3, 1, 0, 0, 0]),
+    }
+    counts = model_samples(realistic_trials()).counts
+    for metric, (successes, n) in trial_counts.items():
+        assert (successes.tolist(), n.tolist()) == expected[metric]
+        assert successes.dtype == n.dtype == np.int64
+        assert (int(successes.sum()), int(n.sum())) == (counts[metric].successes, counts[metric].n)
+        with pytest.raises(ValueError, match="read-only"):
+            successes[0] = 1
+
+
 def test_it_skips_error_trials_and_counts_them():
     samples = model_samples(realistic_trials())
     assert (samples.trials, samples.error_trials) == (6, 1)
@@ -79,6 +99,8 @@ def test_it_skips_error_trials_and_counts_them():
     assert only_errors.error_trials == 2
     assert all(array.size == 0 for array in only_errors.values.values())
     assert all(count == ProportionCount(0, 0) for count in only_errors.counts.values())
+    assert all(x.size == n.size == 0 for x, n in only_errors.trial_counts.values())
+    assert only_errors.judges == {"gv": (), "w2wr": ()}
 
 
 def test_it_reads_the_non_llm_metrics_that_compute_trial_metrics_stores():
