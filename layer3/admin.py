@@ -4,7 +4,7 @@ from django.contrib import admin
 from django.db.models import Count
 from django.utils.translation import gettext_lazy as _
 
-from layer3.models import Batch, Layer3Run, TrialLog
+from layer3.models import Batch, Layer3Run, Layer3RunProblem, TrialLog
 
 
 class ReadOnlyAdmin(admin.ModelAdmin):
@@ -42,9 +42,25 @@ class TrialLogAdmin(ReadOnlyAdmin):
         return obj.layer3_metrics is not None
 
 
+class Layer3RunProblemInline(admin.TabularInline):
+    """A run's own problems: trials whose data is not a UISpec, and judge answers given up on."""
+
+    model = Layer3RunProblem
+    fields = ["external_id", "kind", "path", "message", "items"]
+    readonly_fields = fields
+    extra = 0
+    can_delete = False
+    show_change_link = False
+
+    def has_add_permission(self, request, obj=None):
+        return False
+
+
 @admin.register(Layer3Run)
 class Layer3RunAdmin(ReadOnlyAdmin):
     list_display = ["created_at", "batch", "status", "total_targets", "evaluated_count", "skipped_count",
-                    "error_count", "unjudged_count", "judge_requests", "cost_jpy", "elapsed_ms"]  # fmt: skip
+                    "error_count", "judge_failures", "unjudged_count", "judge_requests", "cost_jpy",
+                    "elapsed_ms"]  # fmt: skip
+    inlines = [Layer3RunProblemInline]
     list_filter = ["status", "batch"]
     list_select_related = ["batch"]

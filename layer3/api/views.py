@@ -269,7 +269,7 @@ def layer3_export(request, batch_id: str):
         "report compares the judge with them (quadratic weighted kappa, Gwet AC2, exact agreement vs the human "
         "consensus and each annotator, with bootstrap CIs) beside human–human agreement and the offline baseline "
         "judge as a floor, and re-estimates the batch's usefulRate / correctnessRate from the people. "
-        '`{"batchId", "audits": [report, ...]}`, newest first; `audits` is empty while the batch has no audit. A '
+        '`{"batchId", "batchName", "audits": [report, ...]}`, newest first; `audits` is empty while the batch has no audit. A '
         'report: `{"audit", "scale", "consensusRule", "humans", "judges", "baseline", "rate"}`, every statistic as '
         '`{"value", "ci", "reason"}` (value and ci null with the reason when undefined).'
     ),
@@ -281,7 +281,7 @@ def judge_calibration(request, batch_id: str):
     batch, missing = _batch(batch_id)
     if missing:
         return missing
-    return Response({"batchId": batch.name, "audits": batch_calibration(batch)})
+    return Response({"batchId": str(batch.pk), "batchName": batch.name, "audits": batch_calibration(batch)})
 
 
 @extend_schema(

@@ -31,7 +31,7 @@ def batch_calibration(batch: Batch) -> list[dict]:
 def calibration_export(batch: Batch, *, fmt: str, audit_id: int | str | None = None) -> ExportFile:
     """One audit's report (``audit_id``) or every audit's of the batch, as JSON, Markdown or LaTeX.
 
-    JSON: the report itself, or ``{"batchId", "audits": [reports, newest first]}`` (the API's body);
+    JSON: the report itself, or ``{"batchId", "batchName", "audits": [reports, newest first]}`` (the API's body);
     Markdown and LaTeX: one section per report. ``ExportError`` names what was wrong and what exists.
     """
     if fmt not in CALIBRATION_FORMATS:
@@ -58,4 +58,5 @@ def calibration_export(batch: Batch, *, fmt: str, audit_id: int | str | None = N
 
 
 def _all_json(batch: Batch, reports: list[dict]) -> str:
-    return json.dumps({"batchId": batch.name, "audits": reports}, ensure_ascii=False, indent=2, allow_nan=False) + "\n"
+    body = {"batchId": str(batch.pk), "batchName": batch.name, "audits": reports}
+    return json.dumps(body, ensure_ascii=False, indent=2, allow_nan=False) + "\n"

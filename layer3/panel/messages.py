@@ -69,8 +69,8 @@ _SEPARATOR = "; accepted: "
 # The run's own failures, as a Layer3Run stores them (layer3.runs.services)
 RUN_INTERRUPTED = _("no progress: the process running it ended")
 
-# The judges' verdict labels: the points of the audit scales (seed 002 §2.2.1 GV, §2.2.3 W2WR), the msgids of
-# layer3.panel.reads.SCALE_LABELS (the calibration card's names), which may import them from here.
+# The judges' verdict labels: the points of the audit scales (seed 002 §2.2.1 GV, §2.2.3 W2WR), also the
+# calibration card's names for them (layer3.panel.reads).
 VERDICT_LABELS = {
     "not_relevant": gettext_lazy("Not relevant"),
     "generic": gettext_lazy("Generic"),

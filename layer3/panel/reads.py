@@ -13,22 +13,13 @@ from layer3.metrics.provenance import METRIC_JUDGE
 from layer3.models import Batch, Layer3Run, TrialLog
 from layer3.panel.calibration_card import calibration_cards
 from layer3.panel.labels import MAGNITUDES, MAIN_COLUMNS, METRICS, RESULT_PATHS, format_value, result_value
-from layer3.panel.messages import statistics_reason_text
+from layer3.panel.messages import statistics_reason_text, verdict_label_text
 from layer3.runs.options import TARGET_STAGE
 from layer3.selectors import results_document
 from layer3.statistics import DEFAULT_FAMILY
 from llm import services as gateway
 
 TRIALS_PER_PAGE = 50
-# The audit scales' points (seed 002 §2.2.1 GV, §2.2.3 W2WR) as the calibration card names them.
-SCALE_LABELS = {
-    "not_relevant": gettext_lazy("Not relevant"),
-    "generic": gettext_lazy("Generic"),
-    "useful": gettext_lazy("Useful"),
-    "wrong": gettext_lazy("Wrong"),
-    "redundant": gettext_lazy("Redundant"),
-    "correct": gettext_lazy("Correct"),
-}
 
 
 def latest_run(batch: Batch) -> Layer3Run | None:
@@ -275,7 +266,7 @@ def pretty_json(value: object, limit: int = 200_000) -> str:
 
 def calibration(batch: Batch) -> dict:
     """The judge-calibration cards (the newest audit of each kind) and the older audits, from annotation."""
-    return calibration_cards(batch_calibration(batch), label_text=lambda code: str(SCALE_LABELS.get(code, code)))
+    return calibration_cards(batch_calibration(batch), label_text=verdict_label_text)
 
 
 def _url_or_none(name: str) -> str | None:

@@ -248,10 +248,17 @@ class ConsoleLogger(RunObserver):
         for line in judge_lines(run.batch):
             self.say(line)
         seconds = (run.elapsed_ms or 0) / 1000
-        failures = f", {run.judge_failures} judge answers given up on" if run.judge_failures else ""
+        problems = [
+            text
+            for count, text in (
+                (run.error_count, f"{run.error_count} trials not evaluable (data not a UISpec)"),
+                (run.judge_failures, f"{run.judge_failures} judge answers given up on"),
+            )
+            if count
+        ]
         self.say(
-            f"run {run.pk}: {run.status}; {run.evaluated_count} evaluated, {run.error_count} errors{failures}, "
-            f"{run.skipped_count} skipped, {seconds:.2f} s"
+            f"run {run.pk}: {run.status}; {run.evaluated_count} evaluated, {run.skipped_count} skipped, "
+            f"{', '.join(problems) or 'no errors'}; {seconds:.2f} s"
         )
         if run.judge_failures:
             self.say(

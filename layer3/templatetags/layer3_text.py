@@ -4,12 +4,14 @@
 ``{{ item.reasoning|judge_reasoning_text }}``, ``{{ e.status|judge_status_text }}``,
 ``{{ run.error|run_error_text }}`` (layer3.panel.messages); ``{{ block|judge_of }}`` for the judge of a
 judged block; ``{{ graph|with_error_text }}`` for a trial graph whose error the graph partial prints.
-Every filter returns plain text: the template escapes it.
+Every filter returns plain text, which the template escapes, except ``label_breaks``, which escapes itself.
 """
 
 from dataclasses import replace
 
 from django import template
+from django.utils.html import conditional_escape
+from django.utils.safestring import mark_safe
 
 from layer3.metrics.provenance import UNRECORDED, block_judge
 from layer3.panel import messages
@@ -38,3 +40,10 @@ def with_error_text(graph):
     if graph is None or graph.error is None:
         return graph
     return replace(graph, error=replace(graph.error, message=messages.spec_error_text(graph.error.message)))
+
+
+@register.filter
+def label_breaks(label) -> str:
+    """A judge label (``kind:model:prompt``) escaped, with a line-break opportunity after each colon, so a narrow
+    card wraps it between its parts rather than inside a word."""
+    return mark_safe(":<wbr>".join(conditional_escape(part) for part in str(label or "").split(":")))  # noqa: S308

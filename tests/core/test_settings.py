@@ -88,3 +88,19 @@ def test_var_folder_and_sqlite_database_are_private(tmp_path):
     assert var.stat().st_mode & 0o777 == 0o700
     for path in var.glob("db.sqlite3*"):  # the database and SQLite's -wal/-shm files
         assert path.stat().st_mode & 0o077 == 0, path
+
+
+def test_a_widget_catalogue_file_sets_the_catalogue_and_a_bad_one_names_the_variable(tmp_path):
+    good = tmp_path / "widgets.txt"
+    good.write_text("# our app\nnotes\nkanban\n", encoding="utf-8")
+    done = _settings_in_subprocess("print(list(settings.LAYER3_WIDGET_CATALOGUE))", DEBUG="1",
+                                   LAYER3_WIDGET_CATALOGUE=str(good))  # fmt: skip
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.strip() == "['notes', 'kanban']"
+    bad = tmp_path / "bad.txt"
+    bad.write_text("notes\nnotes\n", encoding="utf-8")
+    done = _settings_in_subprocess("print(1)", DEBUG="1", LAYER3_WIDGET_CATALOGUE=str(bad))
+    assert done.returncode != 0
+    assert "LAYER3_WIDGET_CATALOGUE" in done.stderr and "line 2: 'notes' is listed twice" in done.stderr
+    done = _settings_in_subprocess("print(1)", DEBUG="1", LAYER3_WIDGET_CATALOGUE=str(tmp_path / "none.txt"))
+    assert done.returncode != 0 and "LAYER3_WIDGET_CATALOGUE: cannot read" in done.stderr

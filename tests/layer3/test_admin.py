@@ -43,3 +43,18 @@ def test_researchers_and_annotators_do_not_get_into_admin(client, researcher, an
     for user in (researcher, annotator):
         client.force_login(user)
         assert client.get("/admin/layer3/triallog/").status_code == 302
+
+
+def test_a_run_page_lists_its_own_problems_escaped(client, staff_user, tmp_path, settings):
+    from layer3.demo.generator import generate_trials
+
+    settings.VAR_DIR = tmp_path
+    trials = generate_trials(5, seed=1, broken_share=0.0)
+    trials[1]["id"] = "<i>broken</i>"
+    trials[1]["generatedData"] = {"widgets": "<script>x</script>"}
+    call_command("import_trials", str(write_trials(tmp_path / "t.jsonl", trials)), "--batch", "b")
+    call_command("evaluate_layer3", "b")
+    client.force_login(staff_user)
+    run = Layer3Run.objects.get()
+    html = client.get(f"/admin/layer3/layer3run/{run.pk}/change/").content.decode()
+    assert "&lt;i&gt;broken&lt;/i&gt;" in html and "generatedData.widgets" in html and "<i>broken" not in html

@@ -198,6 +198,40 @@ def test_statistics_with_either_correction(api, evaluated):
     assert api.get("/api/experiment/batch/b/statistics?correction=sidak").status_code == 400
 
 
+def test_statistics_use_the_seed_s_family_unless_another_is_asked_for(api, evaluated):
+    seed = api.get("/api/experiment/batch/b/statistics").json()["summary"]["layer3"]
+    assert (seed["family"], seed["familySize"], seed["comparisons"]) == ("seed", 110, 110)
+    assert seed["adjustedAlpha"] == 0.05 / 110 and seed["performedTests"] < 110  # W2WR semantic was not judged
+    run = api.get("/api/experiment/batch/b/statistics?family=tests-run").json()["summary"]["layer3"]
+    assert run["familySize"] == seed["performedTests"] and run["adjustedAlpha"] == 0.05 / seed["performedTests"]
+    layers = api.get("/api/experiment/batch/b/statistics?family=210").json()
+    assert layers["summary"]["layer3"]["familySize"] == 210
+    rows = {(c["metric"], c["modelA"], c["modelB"]): c for c in layers["layer3Comparisons"]}
+    performed = rows[("GC_NC", "A", "B")]
+    assert performed["adjustedPValue"] == min(1.0, performed["pValue"] * 210)
+    for bad in ("five", "0", "3"):  # 3 is fewer than the tests performed
+        response = api.get(f"/api/experiment/batch/b/statistics?family={bad}")
+        assert response.status_code == 400 and response.json()["field"] == "family", bad
+
+
+def test_a_proportion_comparison_carries_the_cluster_bootstrap_interval(api, evaluated):
+    rows = api.get("/api/experiment/batch/b/statistics").json()["layer3Comparisons"]
+    gv = next(c for c in rows if c["metric"] == "GV_UR" and c["pValue"] is not None)
+    low, high = gv["clusterBootstrapCi"]
+    assert low <= gv["difference"] <= high and gv["zCi"][0] < gv["zCi"][1]
+    assert gv["judgeA"] == gv["judgeB"] == "baseline:baseline-tfidf@1:layer3.gv_relevance@1"
+    automatic = next(c for c in rows if c["metric"] == "GC_NC")
+    assert (automatic["judgeA"], automatic["clusterBootstrapCi"]) == (None, None)
+
+
+def test_the_export_follows_the_correction_and_family_asked_for(api, evaluated):
+    response = api.get("/api/experiment/batch/b/layer3-export?format=json&correction=holm&family=tests-run")
+    summary = json.loads(b"".join(response.streaming_content))["statistics"]["summary"]
+    assert (summary["correction"], summary["family"]) == ("holm", "tests-run")
+    response = api.get("/api/experiment/batch/b/layer3-export?format=markdown&family=nope")
+    assert response.status_code == 400 and response.json()["field"] == "family"
+
+
 def test_exports_are_downloads_named_for_the_batch(api, evaluated):
     response = api.get("/api/experiment/batch/b/layer3-export?format=csv")
     assert response.status_code == 200 and response["Content-Disposition"] == 'attachment; filename="layer3-b.csv"'
@@ -216,6 +250,23 @@ def test_uploading_a_trial_log_creates_the_batch(api, trials_file):
         response = api.post("/api/experiment/batch/", {"name": "up", "experimentId": "e", "file": handle})
     assert response.status_code == 201
     assert response.json()["data"]["created"] == 20 and Batch.objects.get(name="up").experiment_id == "e"
+
+
+def test_an_upload_may_name_the_widget_catalogue_and_a_bad_one_stores_nothing(api, trials_file, tmp_path):
+    catalogue = tmp_path / "widgets.json"
+    catalogue.write_text('["brainstorm_cards", "mind_map"]', encoding="utf-8")
+    with trials_file.open("rb") as handle, catalogue.open("rb") as types:
+        response = api.post("/api/experiment/batch/", {"name": "up", "file": handle, "widgetCatalogue": types})
+    assert response.status_code == 201 and Batch.objects.get(name="up").widget_catalogue == [
+        "brainstorm_cards",
+        "mind_map",
+    ]
+    catalogue.write_text('["a", "a"]', encoding="utf-8")
+    with trials_file.open("rb") as handle, catalogue.open("rb") as types:
+        response = api.post("/api/experiment/batch/", {"name": "up2", "file": handle, "widgetCatalogue": types})
+    problem = response.json()["problems"][0]
+    assert response.status_code == 400 and problem["file"] == "widgets.json" and "listed twice" in problem["message"]
+    assert str(tmp_path) not in json.dumps(response.json()) and not Batch.objects.filter(name="up2").exists()
 
 
 def test_an_upload_with_a_bad_line_stores_nothing_and_names_it(api, tmp_path):

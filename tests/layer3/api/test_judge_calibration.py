@@ -28,12 +28,13 @@ def test_it_answers_every_audit_newest_first_by_name_or_id(api, batch, calibrati
     for batch_id in ("pilot", str(batch.pk)):
         response = api.get(URL.format(batch_id))
         assert response.status_code == 200
-        assert response.json() == {"batchId": "pilot", "audits": [hostile(gv_report()), w2wr_report()]}
+        body = {"batchId": str(batch.pk), "batchName": "pilot", "audits": [hostile(gv_report()), w2wr_report()]}
+        assert response.json() == body
     assert SCRIPT in response.content.decode()  # JSON carries the data as it is; pages escape it
 
 
 def test_a_batch_without_an_audit_answers_an_empty_list(api, batch, calibration):
-    assert api.get(URL.format("pilot")).json() == {"batchId": "pilot", "audits": []}
+    assert api.get(URL.format("pilot")).json() == {"batchId": str(batch.pk), "batchName": "pilot", "audits": []}
 
 
 def test_an_unknown_batch_is_404_in_the_api_error_shape(api, batch, calibration):

@@ -26,8 +26,8 @@ def export(tmp_path, *args, name="out"):
 
 def test_json_holds_every_audit_newest_first_or_one_audit_as_it_is(batch, calibration, tmp_path):
     calibration["pilot"] = [gv_report(), w2wr_report()]
-    assert json.loads(export(tmp_path, "--format", "json")) == {"batchId": "pilot",
-                                                                "audits": [gv_report(), w2wr_report()]}  # fmt: skip
+    body = {"batchId": str(batch.pk), "batchName": "pilot", "audits": [gv_report(), w2wr_report()]}
+    assert json.loads(export(tmp_path, "--format", "json")) == body
     assert json.loads(export(tmp_path, "--format", "json", "--audit", "5")) == w2wr_report()
 
 

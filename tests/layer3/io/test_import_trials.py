@@ -96,3 +96,65 @@ def test_missing_and_empty_files_are_named(tmp_path):
     empty.write_text("")
     with pytest.raises(CommandError, match="no trials in this file"):
         call_command("import_trials", str(empty), "--batch", "run-1")
+
+
+def test_a_batch_name_of_digits_only_is_refused_as_it_would_read_as_an_id(tmp_path):
+    path = write(tmp_path, [trial(0)])
+    with pytest.raises(CommandError, match="only digits, which URLs and commands read as a batch id.*batch-42"):
+        call_command("import_trials", str(path), "--batch", "42")
+    assert not Batch.objects.exists()
+
+
+def test_a_new_batch_records_the_default_widget_catalogue(tmp_path, settings):
+    settings.LAYER3_WIDGET_CATALOGUE = ("card", "list")
+    call_command("import_trials", str(write(tmp_path, [trial(0)])), "--batch", "run-1")
+    assert Batch.objects.get().widget_catalogue == ["card", "list"]
+
+
+@pytest.mark.parametrize("text", ['["card", "timeline", "matrix"]', "# widgets\ncard\ntimeline\n\nmatrix\n"])
+def test_a_catalogue_file_sets_the_batch_s_widget_types_and_the_entropy_s_w(tmp_path, text):
+    catalogue = tmp_path / "catalogue.txt"
+    catalogue.write_text(text, encoding="utf-8")
+    other = {"widgets": [{"id": "w1", "component": "card"}, {"id": "w2", "component": "kanban"}],
+             "reactiveBindings": {"bindings": []}}  # fmt: skip
+    path = write(tmp_path, [trial(0), trial(1, generatedData=other)])
+    call_command("import_trials", str(path), "--batch", "run-1", "--widget-catalogue", str(catalogue))
+    batch = Batch.objects.get()
+    assert batch.widget_catalogue == ["card", "timeline", "matrix"]
+    call_command("evaluate_layer3", "run-1")
+    diversity = TrialLog.objects.get(external_id="t1").layer3_metrics["widgetDiversity"]
+    assert (diversity["availableWidgetCount"], diversity["outOfCatalogue"]) == (3, ["kanban"])
+    assert diversity["maxEntropy"] == 2.0 and diversity["normalizedEntropy"] == 0.5  # log2(3 + 1 outside)
+    batch.refresh_from_db()
+    assert batch.layer3_results["widgetDiversity"]["outOfCatalogue"] == {"trials": 1, "types": {"kanban": 1}}
+
+
+@pytest.mark.parametrize(
+    ("text", "message"),
+    [
+        ("card\n\ncard\n", "line 3: 'card' is listed twice"),
+        ('["card", 3]', r"JSON \[1\]: expected a widget type name"),
+        ("# nothing\n", "lists no widget type"),
+        ("[1, 2", "not a JSON array"),
+    ],
+)
+def test_a_bad_catalogue_file_stores_nothing_and_says_where(tmp_path, text, message):
+    catalogue = tmp_path / "catalogue.txt"
+    catalogue.write_text(text, encoding="utf-8")
+    with pytest.raises(CommandError, match=message):
+        call_command("import_trials", str(write(tmp_path, [trial(0)])), "--batch", "b", "--widget-catalogue",
+                     str(catalogue))  # fmt: skip
+    assert not Batch.objects.exists()
+
+
+def test_adding_trials_with_another_catalogue_is_refused(tmp_path):
+    catalogue = tmp_path / "catalogue.txt"
+    catalogue.write_text("card\n", encoding="utf-8")
+    call_command(
+        "import_trials", str(write(tmp_path, [trial(0)])), "--batch", "b", "--widget-catalogue", str(catalogue)
+    )
+    catalogue.write_text("card\nlist\n", encoding="utf-8")
+    with pytest.raises(CommandError, match="imported with another widget catalogue"):
+        call_command("import_trials", str(write(tmp_path, [trial(1)], name="more.jsonl")), "--batch", "b",
+                     "--widget-catalogue", str(catalogue))  # fmt: skip
+    assert TrialLog.objects.count() == 1

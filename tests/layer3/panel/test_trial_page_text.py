@@ -7,14 +7,12 @@ words the catalogue already has are checked in real Japanese.
 
 import pytest
 from django.urls import reverse
-from django.utils import translation
 from django.utils.html import escape
 
 from layer3.metrics import parsing
 from layer3.metrics.spec import UISpecError
 from layer3.models import Batch, TrialLog
 from layer3.panel import messages
-from layer3.panel.reads import SCALE_LABELS
 from llm import baseline
 
 pytestmark = pytest.mark.django_db
@@ -130,13 +128,6 @@ def page(client, trial):
 
 def between(html, start, end="</"):
     return html.split(start, 1)[1].split(end, 1)[0]
-
-
-def test_the_verdict_labels_are_the_calibration_cards_names():
-    with translation.override("en"):
-        assert {code: str(label) for code, label in messages.VERDICT_LABELS.items()} == {
-            code: str(label) for code, label in SCALE_LABELS.items()
-        }
 
 
 def test_labels_judges_and_statuses_in_japanese(as_researcher, trials):

@@ -133,7 +133,9 @@ def test_judge_answers_given_up_on_are_counted_reported_and_asked_again_by_the_n
     problems = Layer3RunProblem.objects.filter(run=run, kind="judge")
     assert problems.exists() and sum(problems.values_list("items", flat=True)) == run.judge_failures
     out = capsys.readouterr().out
-    assert f"1 errors, {run.judge_failures} judge answers given up on" in out
+    summary = out.split(f"run {run.pk}: ")[-1]
+    assert f"1 trials not evaluable (data not a UISpec), {run.judge_failures} judge answers given up on" in summary
+    assert "no errors" not in summary and "0 errors" not in summary
     assert any(m[GV].get("judgeErrors") for m in records().values())
 
     failing["on"] = False
@@ -164,3 +166,33 @@ def test_a_trial_without_generated_values_reports_no_items_not_zero(batch):
     batch.refresh_from_db()
     a = next(entry for entry in batch.layer3_by_model if entry["modelConfig"] == "A")
     assert a["layer3"]["gvContentRelevance"]["trialCount"] == 3  # the bare trial adds no score
+
+
+def test_each_metric_has_one_value_per_config_in_the_model_table_and_the_statistics(batch):
+    """The statistics' M1/M2 of every metric are the per-model table's figures (one unit of averaging each)."""
+    from layer3.panel.labels import RESULT_PATHS
+
+    evaluate("--judge", "baseline", "--w2wr-semantic")
+    batch.refresh_from_db()
+    table = {entry["modelConfig"]: entry["layer3"] for entry in batch.layer3_by_model}
+    checked = 0
+    for row in batch.layer3_statistics["layer3Comparisons"]:
+        block, key = RESULT_PATHS[row["metric"]]
+        for config, value in ((row["modelA"], row["valueA"]), (row["modelB"], row["valueB"])):
+            assert value == pytest.approx(table[config][block][key], abs=1e-12), (row["metric"], config)
+            checked += 1
+    assert checked == 220
+
+
+def test_figures_stored_by_an_older_release_are_recomputed_on_their_next_read(batch, client, researcher):
+    evaluate("--judge", "baseline")
+    batch.refresh_from_db()
+    current = batch.layer3_results
+    Batch.objects.filter(pk=batch.pk).update(
+        results_version=0, layer3_results={"gvContentRelevance": {"avgScore": 0.0, "usefulRate": 0.0}}
+    )
+    client.force_login(researcher)
+    body = client.get(f"/api/experiment/batch/{batch.pk}/layer3-results").json()
+    assert body["data"]["overall"] == current
+    batch.refresh_from_db()
+    assert batch.results_version == 2

@@ -3,7 +3,6 @@ its edge cases, and a simulation of clustered data where it covers and the z-tes
 
 import json
 import math
-import time
 import zlib
 
 import numpy as np
@@ -19,7 +18,7 @@ from layer3.statistics.bootstrap import (
     trials_with_items,
 )
 from layer3.statistics.samples import PROPORTION_METRICS
-from tests.layer3.statistics.trials import error_trial, gv_block, layer3_trial, types_block
+from tests.layer3.statistics.trials import error_trial, layer3_trial
 
 TOL = 1e-9
 INTERVAL_KEYS = ["difference", "zCi", "clusterBootstrapCi", "clusterBootstrapReplicates", "designEffect"]
@@ -237,24 +236,6 @@ def test_bad_bootstrap_arguments_are_refused():
 def test_the_output_stays_json_ready(three_models):
     result = compare_model_configs(three_models, bootstrap_replicates=200)
     assert json.loads(json.dumps(result, allow_nan=False)) == result
-
-
-def cheap_trials(rng, n_trials):
-    trials = []
-    for _ in range(n_trials):
-        gv = [2] * int(rng.integers(0, 4)) + [0] * int(rng.integers(0, 4))
-        types = ["flow"] * int(rng.integers(0, 4)) + ["meta", "sync", "unknown"][: int(rng.integers(0, 4))]
-        trials.append({"generatedValueRelevance": gv_block(gv), "w2wrTypeDistribution": types_block(types)})
-    return trials
-
-
-def test_the_bootstrap_of_five_models_of_2000_trials_takes_well_under_a_second():
-    rng = np.random.default_rng(3)
-    samples = [model_samples(cheap_trials(rng, 2000)) for _ in range(5)]
-    start = time.perf_counter()
-    for label, one in zip("ABCDE", samples, strict=True):
-        replicate_rates(one, label, replicates=2000, seed=0)
-    assert time.perf_counter() - start < 1.0  # about 0.17 s; a BLAS matmul here once took 1.5 s
 
 
 def beta_binomial_model(rng, n_trials, rate, correlation):
