@@ -5,6 +5,7 @@ from django.db.models import Count
 from django.utils.translation import gettext_lazy as _
 
 from layer3.models import Batch, Layer3Run, Layer3RunProblem, TrialLog
+from layer3.panel.messages import problem_text
 
 
 class ReadOnlyAdmin(admin.ModelAdmin):
@@ -46,7 +47,7 @@ class Layer3RunProblemInline(admin.TabularInline):
     """A run's own problems: trials whose data is not a UISpec, and judge answers given up on."""
 
     model = Layer3RunProblem
-    fields = ["external_id", "kind", "path", "message", "items"]
+    fields = ["external_id", "kind", "path", "message_text", "items"]
     readonly_fields = fields
     extra = 0
     can_delete = False
@@ -54,6 +55,10 @@ class Layer3RunProblemInline(admin.TabularInline):
 
     def has_add_permission(self, request, obj=None):
         return False
+
+    @admin.display(description=_("message"))
+    def message_text(self, obj):
+        return problem_text(obj.kind, obj.message)  # stored in English, shown in the admin's language
 
 
 @admin.register(Layer3Run)

@@ -45,6 +45,10 @@ BLOCK_NAMES = {
 }
 
 
+def _trials(n: int) -> str:
+    return "trial" if n == 1 else "trials"
+
+
 def plan_lines(plan) -> list[str]:
     """Per metric block: how many trials get it computed, kept, replaced or retried, and who judged what is kept."""
     lines = []
@@ -57,7 +61,10 @@ def plan_lines(plan) -> list[str]:
             parts.append("kept judged by " + ", ".join(f"{label} ({n})" for label, n in sorted(kept.items())))
         lines.append(f"  {BLOCK_NAMES.get(block, block)}: " + "; ".join(parts))
     if plan.errors_skipped:
-        lines.append(f"  {plan.errors_skipped} trials whose data is not a UISpec are skipped (--force retries them)")
+        lines.append(
+            f"  {plan.errors_skipped} {_trials(plan.errors_skipped)} whose data is not a UISpec: skipped "
+            "(--force retries them)"
+        )
     return lines
 
 
@@ -251,7 +258,7 @@ class ConsoleLogger(RunObserver):
         problems = [
             text
             for count, text in (
-                (run.error_count, f"{run.error_count} trials not evaluable (data not a UISpec)"),
+                (run.error_count, f"{run.error_count} {_trials(run.error_count)} not evaluable (data not a UISpec)"),
                 (run.judge_failures, f"{run.judge_failures} judge answers given up on"),
             )
             if count

@@ -116,3 +116,10 @@ def test_statistics_reasons_and_run_problems_read_in_the_viewer_s_language():
         assert statistics_reason_text(row) == row["reason"].replace(" x ", " llm:m:p@1 ").replace(
             "by y", "by baseline:b@1:p@1"
         )
+
+
+def test_a_judge_label_breaks_after_its_colons_and_stays_escaped():
+    from layer3.templatetags.layer3_text import label_breaks
+
+    assert label_breaks("llm:<script>x</script>:p@1") == "llm:<wbr>&lt;script&gt;x&lt;/script&gt;:<wbr>p@1"
+    assert label_breaks(None) == ""

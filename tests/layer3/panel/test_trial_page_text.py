@@ -134,10 +134,10 @@ def test_labels_judges_and_statuses_in_japanese(as_researcher, trials):
     html = page(as_researcher, trials["judged"])
     assert "2 有用" in html and "0 誤り" in html and "useful" not in html.split("<main", 1)[1]
     gv_judge = between(html, 'data-judge="gv">', "</dd>")
-    assert "<code>baseline:baseline-tfidf@1:layer3.gv_relevance@1</code>" in gv_judge
+    assert "<code>baseline:<wbr>baseline-tfidf@1:<wbr>layer3.gv_relevance@1</code>" in gv_judge
     assert "オフライン基準判定" in gv_judge
     w2wr_judge = between(html, 'data-judge="w2wr">', "</dd>")
-    assert w2wr_judge == "<code>llm:gpt-4o:layer3.w2wr_semantic@1</code>"
+    assert w2wr_judge == "<code>llm:<wbr>gpt-4o:<wbr>layer3.w2wr_semantic@1</code>"
     assert "<dt>判定</dt>" in html
     assert "解析エラー ValueError: &lt;script&gt;" in html and "エラー APITimeoutError: timed out" in html
 

@@ -134,7 +134,7 @@ def test_judge_answers_given_up_on_are_counted_reported_and_asked_again_by_the_n
     assert problems.exists() and sum(problems.values_list("items", flat=True)) == run.judge_failures
     out = capsys.readouterr().out
     summary = out.split(f"run {run.pk}: ")[-1]
-    assert f"1 trials not evaluable (data not a UISpec), {run.judge_failures} judge answers given up on" in summary
+    assert f"1 trial not evaluable (data not a UISpec), {run.judge_failures} judge answers given up on" in summary
     assert "no errors" not in summary and "0 errors" not in summary
     assert any(m[GV].get("judgeErrors") for m in records().values())
 
