@@ -13,9 +13,9 @@ database (SQLite file; a temporary PostgreSQL database when the server answers);
 (no interpreter or Django start-up), median of ``--repeats`` runs.
 
 ``--reference REV`` measures the same workload with the code of commit REV as well (checked out with
-``git worktree`` beside this one, same interpreter, same trials, same databases, interleaved with this
-tree's rounds), and prints each figure's ratio to it: on a machine whose speed varies from day to day,
-the ratio shows what a change cost, where an absolute figure cannot.
+``git worktree`` beside this one, same interpreter, same trials, a fresh database each round, the two
+trees taking turns round by round), and prints each figure's ratio to it: on a machine whose speed
+varies from day to day, the ratio shows what a change cost, where an absolute figure cannot.
 
     .venv/bin/python bench/layer3.py [--n 10000] [--repeats 5] [--postgres postgres://postgres@127.0.0.1:5432/]
                                      [--reference 2ba202c]
@@ -145,6 +145,20 @@ def run_backend(name: str, database_url: str, path: Path, repeats: int, var: Pat
     return json.loads(done.stdout.strip().splitlines()[-1])
 
 
+def measure_round(tree: str, root: Path, path: Path, folder: Path, postgres: str, round_: int) -> dict:
+    """One import and one evaluation with the code of ``root`` on a fresh SQLite and PostgreSQL database."""
+    slug = f"{tree.replace(' ', '-')}-{round_}"
+    out = {"sqlite": run_backend("SQLite", f"sqlite:///{folder / (slug + '.sqlite3')}", path, 1, folder, root)}
+    pg = postgres_database(postgres)
+    if pg:
+        url, drop = pg
+        try:
+            out["postgresql"] = run_backend("PostgreSQL", url, path, 1, folder, root)
+        finally:
+            drop()
+    return out
+
+
 def verdict(ok: bool) -> str:
     return "met" if ok else "NOT met"
 
@@ -170,17 +184,16 @@ def main() -> int:
         print(f"{args.n:,} generated trials (~{widgets:,.0f} bytes of generated data each), median of {args.repeats}")
         rates = {tree: pure_in(root, path, args.repeats) for tree, root in trees.items()}
         results: dict[str, dict[str, dict]] = {tree: {} for tree in trees}
-        backends = {"sqlite": f"sqlite:///{folder / '{tree}.sqlite3'}"}
-        for tree, root in trees.items():  # one tree after the other on each backend, same trials
-            url = backends["sqlite"].replace("{tree}", tree.replace(" ", "-"))
-            results[tree]["sqlite"] = run_backend("SQLite", url, path, args.repeats, folder, root)
-            pg = postgres_database(args.postgres)
-            if pg:
-                url, drop = pg
-                try:
-                    results[tree]["postgresql"] = run_backend("PostgreSQL", url, path, args.repeats, folder, root)
-                finally:
-                    drop()
+        # Round by round, each tree in turn on a fresh database of each backend: a slow spell of the machine
+        # falls on both trees alike instead of on whichever ran second.
+        for round_ in range(args.repeats):
+            order = list(trees.items())
+            for tree, root in order if round_ % 2 == 0 else reversed(order):  # who goes first alternates
+                for name, result in measure_round(tree, root, path, folder, args.postgres, round_).items():
+                    merged = results[tree].setdefault(name, {"times": {"import": [], "evaluate": []}})
+                    for key, values in result["times"].items():
+                        merged["times"][key] += values
+                    merged["errors"] = result["errors"]
     base = trees and next(iter(trees))
     reference = next((tree for tree in trees if tree != base), None)
     for tree in trees:

@@ -269,9 +269,9 @@ def layer3_export(request, batch_id: str):
         "report compares the judge with them (quadratic weighted kappa, Gwet AC2, exact agreement vs the human "
         "consensus and each annotator, with bootstrap CIs) beside human–human agreement and the offline baseline "
         "judge as a floor, and re-estimates the batch's usefulRate / correctnessRate from the people. "
-        '`{"batchId", "batchName", "audits": [report, ...]}`, newest first; `audits` is empty while the batch has no audit. A '
-        'report: `{"audit", "scale", "consensusRule", "humans", "judges", "baseline", "rate"}`, every statistic as '
-        '`{"value", "ci", "reason"}` (value and ci null with the reason when undefined).'
+        '`{"batchId", "batchName", "audits": [report, ...]}`, newest first; `audits` is empty while the batch has '
+        'no audit. A report: `{"audit", "scale", "consensusRule", "humans", "judges", "baseline", "rate"}`, every '
+        'statistic as `{"value", "ci", "reason"}` (value and ci null with the reason when undefined).'
     ),
     responses={200: _JSON, 401: _JSON, 403: _JSON, 404: _JSON},
 )

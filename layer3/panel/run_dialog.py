@@ -45,7 +45,7 @@ def dialog_defaults(batch: Batch, judge_models: list[str]) -> dict:
     for _config, state, n in states:
         for block in state.present:
             present[block] += n
-        for label in state.judges.values():
+        for _block, label in state.judges:
             judges[label] += n
     checked = dict(SEED_DEFAULTS)
     if present:

@@ -12,6 +12,7 @@ from __future__ import annotations
 from collections.abc import Callable, Collection, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
+from functools import cache
 
 from layer3.judge import summaries
 from layer3.judge.items import TrialQuestions, gv_items, w2wr_items
@@ -20,6 +21,7 @@ from layer3.metrics.jscompat import js_iso_timestamp
 from layer3.metrics.trial import LAYER3_METRICS_VERSION
 from layer3.runs.plan import AUTOMATIC_BLOCKS, GV, W2WR, merge
 
+_NO_QUESTIONS = TrialQuestions()  # a trial none of whose judged blocks is computed now (never changed)
 _FLAGS = {
     "graphComplexity": "evaluate_complexity",
     "widgetDiversity": "evaluate_diversity",
@@ -66,6 +68,13 @@ class ChunkOutcome:
         return sum(problem.items for problem in self.judge_failures)
 
 
+@cache
+def _automatic(blocks: tuple[str, ...]) -> tuple[tuple[str, ...], dict[str, bool]]:
+    """The automatic blocks among ``blocks`` and the ``compute_trial_metrics`` switches that compute just them."""
+    automatic = tuple(block for block in blocks if block in _FLAGS)
+    return automatic, {flag: block in automatic for block, flag in _FLAGS.items()}
+
+
 def error_metrics(error: UISpecError, evaluated_at: str) -> dict:
     """What a trial whose generated data is not a UISpec stores: the problem and its JSON path."""
     return {
@@ -100,26 +109,26 @@ def evaluate_chunk(
             outcome.written.append((row.pk, error_metrics(exc, evaluated_at)))
             outcome.errors.append(TrialProblem(row.pk, row.external_id, "spec", str(exc), exc.path))
             continue
-        automatic = [block for block in row.blocks if block in _FLAGS]
+        automatic, flags = _automatic(row.blocks)
         blocks: dict = {}
         if automatic:
-            flags = {flag: block in automatic for block, flag in _FLAGS.items()}
             metrics = compute_trial_metrics(
                 row.generated_data, spec=spec, evaluated_at=now, catalogue=catalogue, **flags
             )
             blocks = {block: metrics[block] for block in automatic}
-        questions = TrialQuestions(
-            gv=gv_items(spec, row.concern) if GV in row.blocks else None,
-            w2wr=w2wr_items(spec, row.concern) if W2WR in row.blocks else None,
-        )
+        questions = _NO_QUESTIONS
+        if GV in row.blocks or W2WR in row.blocks:
+            questions = TrialQuestions(
+                gv=gv_items(spec, row.concern) if GV in row.blocks else None,
+                w2wr=w2wr_items(spec, row.concern) if W2WR in row.blocks else None,
+            )
         computed.append((row, blocks, questions))
 
-    asked = [questions for _row, _blocks, questions in computed]
     judgement = None
-    if any(q.gv is not None or q.w2wr is not None for q in asked):
+    if any(questions is not _NO_QUESTIONS for _row, _blocks, questions in computed):
         if judge is None:
             raise ValueError("the plan asks for a judge but none was given")
-        judgement = judge(asked)
+        judgement = judge([questions for _row, _blocks, questions in computed])
     outcome.judgement = judgement
     for index, (row, blocks, questions) in enumerate(computed):
         unjudged = judgement is not None and index in judgement.incomplete

@@ -59,15 +59,20 @@ def requested_blocks(options: EvaluationOptions) -> tuple[str, ...]:
 class TrialState:
     """What the plan needs to know of a stored record: which blocks it has and who judged them.
 
-    ``judges[block]`` is the judge label of a present judged block; ``incomplete`` the judged blocks
-    with failed items (``judgeErrors``).
+    ``judges``: ``(block, judge label)`` of each present judged block (``judge(block)`` reads it);
+    ``incomplete`` the judged blocks with failed items (``judgeErrors``). Hashable: a batch's trials
+    hold a handful of distinct states, and a run plans each state once.
     """
 
     evaluated: bool = False  # a record is stored (metrics or an error)
     error: bool = False  # the stored record says the data is not a UISpec
     present: frozenset[str] = frozenset()
-    judges: Mapping[str, str] = field(default_factory=dict)
+    judges: tuple[tuple[str, str], ...] = ()
     incomplete: frozenset[str] = frozenset()
+
+    def judge(self, block: str, default: str | None = None) -> str | None:
+        """The judge label of the stored ``block`` (``default`` when it has none)."""
+        return next((label for name, label in self.judges if name == block), default)
 
     @classmethod
     def of(cls, metrics: Mapping | None) -> TrialState:
@@ -81,7 +86,7 @@ class TrialState:
         return cls(
             evaluated=True,
             present=present,
-            judges={block: block_judge(metrics[block]) for block in judged},
+            judges=tuple((block, block_judge(metrics[block])) for block in judged),
             incomplete=frozenset(block for block in judged if metrics[block].get("judgeErrors")),
         )
 
@@ -93,10 +98,10 @@ class TrialPlan:
     verbs: Mapping[str, str]
     other_judge: frozenset[str]  # replaced blocks whose stored judge differs from the run's
     skipped_error: bool = False  # an error record left alone (no force)
+    compute: tuple[str, ...] = field(init=False)
 
-    @property
-    def compute(self) -> tuple[str, ...]:
-        return tuple(block for block, verb in self.verbs.items() if verb != "keep")
+    def __post_init__(self):
+        object.__setattr__(self, "compute", tuple(block for block, verb in self.verbs.items() if verb != "keep"))
 
 
 def plan_trial(
@@ -113,9 +118,9 @@ def plan_trial(
             verbs[block] = "compute"
         elif force:
             verbs[block] = "replace"
-            if block in JUDGE_KEYS and state.judges.get(block) != judges.get(block):
+            if block in JUDGE_KEYS and state.judge(block) != judges.get(block):
                 other.add(block)
-        elif block in state.incomplete and state.judges.get(block) == judges.get(block):
+        elif block in state.incomplete and state.judge(block) == judges.get(block):
             verbs[block] = "retry"
         else:
             verbs[block] = "keep"
@@ -162,8 +167,14 @@ def count_plan(
     blocks = requested_blocks(options)
     counts = PlanCounts(blocks={block: dict.fromkeys(VERBS, 0) for block in blocks})
     after: dict[str, dict[str, set[str]]] = {block: {} for block in JUDGE_KEYS}  # block -> config -> judges
+    grouped: dict[tuple[str, TrialState], int] = {}
     for config, state, n in states:
-        plan = plan_trial(state, blocks, force=options.force, judges=judges)
+        grouped[config, state] = grouped.get((config, state), 0) + n
+    plans: dict[TrialState, TrialPlan] = {}
+    for (config, state), n in grouped.items():
+        plan = plans.get(state)
+        if plan is None:
+            plan = plans[state] = plan_trial(state, blocks, force=options.force, judges=judges)
         if plan.skipped_error:
             counts.errors_skipped += n
         if plan.compute:
@@ -173,7 +184,7 @@ def count_plan(
         for block, verb in plan.verbs.items():
             counts.blocks[block][verb] += n
         for block in plan.other_judge:
-            stored = state.judges.get(block, "")
+            stored = state.judge(block, "")
             bucket = counts.other_judge.setdefault(block, {})
             bucket[stored] = bucket.get(stored, 0) + n
         for block in JUDGE_KEYS:
@@ -181,7 +192,7 @@ def count_plan(
             if verb in ("compute", "replace", "retry") and not state.error:
                 label = judges.get(block, "")
             elif block in state.present:
-                label = state.judges.get(block, "")
+                label = state.judge(block, "")
                 if verb == "keep":
                     bucket = counts.kept_judges.setdefault(block, {})
                     bucket[label] = bucket.get(label, 0) + n
@@ -207,6 +218,10 @@ def merge(stored: Mapping | None, computed: Mapping[str, dict], evaluated_at: st
     ``evaluatedAt`` becomes the time of this computation and ``evaluatorModel`` is re-derived from the
     judged blocks, so a kept block keeps its own ``judge``.
     """
+    if stored is None and GV not in computed and W2WR not in computed:  # a first run without a judge: the common case
+        record = {"version": LAYER3_METRICS_VERSION, "evaluatedAt": evaluated_at}
+        record.update((block, computed[block]) for block in AUTOMATIC_BLOCKS if block in computed)
+        return record
     record: dict = {} if stored is None or "error" in stored else dict(stored)
     record.update(computed)
     record["version"] = LAYER3_METRICS_VERSION

@@ -82,26 +82,32 @@ def _state(values: dict) -> TrialState:
     if values["s_error"]:
         return TrialState(evaluated=True, error=True)
     present = frozenset(block for index, block in enumerate(BLOCKS) if values[f"s_has{index}"])
-    judges, incomplete = {}, set()
+    judges, incomplete = [], set()
     for key, block in JUDGED_BLOCKS.items():
         if block not in present:
             continue
-        parts = [values[f"s_{key}_{part}"] for part in ("kind", "model", "prompt")]
-        judges[block] = (
-            judge_label(None)
-            if parts[0] is None
-            else judge_label(dict(zip(("kind", "model", "prompt"), parts, strict=True)))
-        )
+        record = {part: values[f"s_{key}_{part}"] for part in ("kind", "model", "prompt")}
+        judges.append((block, judge_label(record if record["kind"] is not None else None)))
         if values[f"s_{key}_failed"]:
             incomplete.add(block)
-    return TrialState(evaluated=True, present=present, judges=judges, incomplete=frozenset(incomplete))
+    return TrialState(evaluated=True, present=present, judges=tuple(judges), incomplete=frozenset(incomplete))
 
 
 def trial_states(trials) -> list[tuple[int, str, TrialState]]:
-    """``(pk, model config, TrialState)`` of each trial, in id order, read without the records themselves."""
+    """``(pk, model config, TrialState)`` of each trial, in id order, read without the records themselves.
+
+    Trials never evaluated are read apart, by id and config alone: the first run of a batch reads no record.
+    """
+    never = TrialState()
+    states = [
+        (pk, config, never)
+        for pk, config in trials.filter(layer3_metrics__isnull=True).values_list("pk", "model_config")
+    ]
     columns = _state_columns()
-    rows = trials.order_by("pk").annotate(**columns).values("pk", "model_config", *columns)
-    return [(row["pk"], row["model_config"], _state(row)) for row in rows]
+    rows = trials.filter(layer3_metrics__isnull=False).annotate(**columns).values("pk", "model_config", *columns)
+    states += [(row["pk"], row["model_config"], _state(row)) for row in rows]
+    states.sort(key=lambda state: state[0])
+    return states
 
 
 def grouped_states(trials) -> list[tuple[str, TrialState, int]]:

@@ -162,11 +162,14 @@ def _execute(run: Layer3Run, options: EvaluationOptions, observer: RunObserver, 
     labels = run_judge_labels(judges)
     states = trial_states(targets(batch, options))
     plan = count_plan(((config, state, 1) for _pk, config, state in states), options, labels)
-    pending: list[tuple[int, tuple[str, ...]]] = []
+    plans: dict = {}  # a batch's trials hold a handful of distinct states: each is planned once
+    pending: list[tuple[int, tuple[str, ...], bool]] = []  # (pk, blocks to compute, has a stored record)
     for pk, _config, state in states:
-        compute = plan_trial(state, blocks, force=options.force, judges=labels).compute
+        compute = plans.get(state)
+        if compute is None:
+            compute = plans[state] = plan_trial(state, blocks, force=options.force, judges=labels).compute
         if compute:
-            pending.append((pk, compute))
+            pending.append((pk, compute, state.evaluated))
     run.total_targets = len(states)
     run.skipped_count = run.total_targets - len(pending)
     run.plan = plan.as_dict()
@@ -176,7 +179,7 @@ def _execute(run: Layer3Run, options: EvaluationOptions, observer: RunObserver, 
     not_targets = TrialLog.objects.filter(batch=batch).count() - run.total_targets
     observer.started(run, pending=len(pending), not_targets=not_targets, plan=plan)
 
-    uses_judge = bool(judges) and any(block in labels for _pk, compute in pending for block in compute)
+    uses_judge = bool(judges) and any(block in labels for _pk, compute, _stored in pending for block in compute)
     chunk_size = JUDGED_CHUNK_SIZE if uses_judge else CHUNK_SIZE
     catalogue = batch_catalogue(batch)
     budget_left = options.budget
@@ -190,13 +193,7 @@ def _execute(run: Layer3Run, options: EvaluationOptions, observer: RunObserver, 
     for start in range(0, len(pending), chunk_size):
         if stopped:
             break
-        wanted = dict(pending[start : start + chunk_size])
-        with gc_paused():
-            fields = ("pk", "external_id", "model_config", "input_text", "generated_data", "layer3_metrics")
-            rows = [
-                TrialRow(*values, blocks=wanted[values[0]])
-                for values in TrialLog.objects.filter(pk__in=list(wanted)).order_by("pk").values_list(*fields)
-            ]
+        rows = _chunk_rows(batch, pending[start : start + chunk_size])
         judge = None
         if uses_judge:
             budget = None if budget_left is None else gateway.Budget(budget_left, options.budget_currency)
@@ -226,6 +223,23 @@ def _execute(run: Layer3Run, options: EvaluationOptions, observer: RunObserver, 
     )
     batch_results_refresh(batch=batch, summaries=list(computed.values()) if whole_batch else None)
     _finish(run, Layer3Run.Status.STOPPED_BY_BUDGET if stopped else Layer3Run.Status.SUCCEEDED, started)
+
+
+def _chunk_rows(batch: Batch, part: list[tuple[int, tuple[str, ...], bool]]) -> list[TrialRow]:
+    """The trials of one chunk with what the run needs of them: one range scan by id (the pending ids are
+    sorted), and the stored records only when some trial of the chunk has one to merge into."""
+    wanted = {pk: compute for pk, compute, _stored in part}
+    fields = ["pk", "external_id", "model_config", "input_text", "generated_data"]
+    stored = any(has_record for _pk, _compute, has_record in part)
+    if stored:
+        fields.append("layer3_metrics")
+    trials = TrialLog.objects.filter(batch=batch, pk__gte=part[0][0], pk__lte=part[-1][0]).order_by("pk")
+    with gc_paused():
+        return [
+            TrialRow(*values, blocks=wanted[values[0]]) if stored else TrialRow(*values, None, wanted[values[0]])
+            for values in trials.values_list(*fields)
+            if values[0] in wanted
+        ]
 
 
 def _store_chunk(run: Layer3Run, outcome: ChunkOutcome) -> None:
@@ -360,11 +374,12 @@ def run_cost_estimate(*, batch: Batch, options: EvaluationOptions):
 
     blocks = requested_blocks(options)
     labels = run_judge_labels(run_judges(options))
-    wanted = {}
+    wanted, plans = {}, {}
     for pk, _config, state in trial_states(targets(batch, options)):
-        compute = plan_trial(state, blocks, force=options.force, judges=labels).compute
-        if GV in compute or W2WR in compute:
-            wanted[pk] = compute
+        if state not in plans:
+            plans[state] = plan_trial(state, blocks, force=options.force, judges=labels).compute
+        if GV in plans[state] or W2WR in plans[state]:
+            wanted[pk] = plans[state]
     questions = []
     pks = list(wanted)
     for start in range(0, len(pks), 2000):  # a bounded IN list: SQLite caps the parameters of a statement

@@ -44,7 +44,7 @@ import numpy as np
 
 from layer3.statistics.samples import PROPORTION_METRICS, ModelSamples
 
-DEFAULT_REPLICATES = 2000
+DEFAULT_REPLICATES = 1000  # after every run, for the stored statistics: 95% percentile bounds need >= 1000
 DEFAULT_SEED = 0
 LEVEL = 0.95
 UNIT = "trial"

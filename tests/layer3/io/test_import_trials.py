@@ -100,7 +100,7 @@ def test_missing_and_empty_files_are_named(tmp_path):
 
 def test_a_batch_name_of_digits_only_is_refused_as_it_would_read_as_an_id(tmp_path):
     path = write(tmp_path, [trial(0)])
-    with pytest.raises(CommandError, match="only digits, which URLs and commands read as a batch id.*batch-42"):
+    with pytest.raises(CommandError, match=r"only digits, which URLs and commands read as a batch id.*batch-42"):
         call_command("import_trials", str(path), "--batch", "42")
     assert not Batch.objects.exists()
 

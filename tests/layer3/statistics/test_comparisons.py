@@ -12,6 +12,7 @@ from statsmodels.stats.multitest import multipletests
 from statsmodels.stats.proportion import confint_proportions_2indep, proportions_ztest
 
 from layer3.statistics import LAYER3_METRICS, REASON_CODES, compare_model_configs, model_samples
+from layer3.statistics.bootstrap import DEFAULT_REPLICATES
 from tests.layer3.statistics.trials import error_trial, judge_label, layer3_trial
 
 TOL = 1e-9
@@ -152,7 +153,7 @@ def test_five_models_times_eleven_metrics_equal_the_references(five_models, meth
             assert got["zCi"] == pytest.approx([float(low), float(high)], abs=TOL, rel=0)
             boot_low, boot_high = got["clusterBootstrapCi"]
             assert boot_low < got["difference"] < boot_high
-            assert got["clusterBootstrapReplicates"] == 2000
+            assert got["clusterBootstrapReplicates"] == DEFAULT_REPLICATES
             assert 0.2 < got["designEffect"] < 5
         assert got["statistic"] == pytest.approx(float(statistic), abs=TOL, rel=0)
         assert got["pValue"] == pytest.approx(float(p), abs=TOL, rel=0)
@@ -170,7 +171,7 @@ def test_five_models_times_eleven_metrics_equal_the_references(five_models, meth
     assert summary["totalTests"] == summary["performedTests"] == summary["comparisons"] == 110
     assert summary["family"] == "seed" and summary["familySize"] == 110
     assert summary["adjustedAlpha"] == 0.05 / 110
-    assert summary["bootstrap"] == {"replicates": 2000, "seed": 0, "level": 0.95, "unit": "trial"}
+    assert summary["bootstrap"] == {"replicates": DEFAULT_REPLICATES, "seed": 0, "level": 0.95, "unit": "trial"}
     assert summary["correction"] == method
     assert summary["alpha"] == 0.05
     assert summary["modelConfigs"] == ["A", "B", "C", "D", "E"]
