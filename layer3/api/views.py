@@ -89,6 +89,7 @@ def evaluate_layer3(request, batch_id: str):
     if unknown:
         message = f"batch {batch.name} has no model config {', '.join(unknown)}; it has {', '.join(sorted(known))}"
         return _error(status.HTTP_400_BAD_REQUEST, f"modelConfigs: {message}", "modelConfigs")
+    plan = run_plan(batch=batch, options=options)  # before the worker may start on it
     try:
         run = layer3_run_create(batch=batch, options=options, user=request.user, enqueue=True)
     except RunInFlight as exc:
@@ -100,7 +101,6 @@ def evaluate_layer3(request, batch_id: str):
         return _error(status.HTTP_409_CONFLICT, f"{exc}; wait for it or cancel its job", data=running)
     except ValueError as exc:
         return _error(status.HTTP_400_BAD_REQUEST, f"useLLMJudge: {exc}", "useLLMJudge")
-    plan = run_plan(batch=batch, options=options)
     data = {
         "batchId": str(batch.pk),
         "batchName": batch.name,

@@ -160,11 +160,13 @@ def count_plan(
 ) -> PlanCounts:
     """What a run with ``options`` would do, from ``(model config, state, number of trials)`` groups.
 
-    ``mixed_configs`` names, per judged block, the model configs whose trials would afterwards carry
-    that block from more than one judge (their figures are then reported per judge, not pooled).
+    ``mixed_configs`` names, per judged block the run is asked for, the model configs whose trials would
+    afterwards carry that block from more than one judge (their figures are then reported per judge, not
+    pooled).
     """
     judges = judges or {}
     blocks = requested_blocks(options)
+    judged_blocks = [block for block in blocks if block in JUDGE_KEYS]
     counts = PlanCounts(blocks={block: dict.fromkeys(VERBS, 0) for block in blocks})
     after: dict[str, dict[str, set[str]]] = {block: {} for block in JUDGE_KEYS}  # block -> config -> judges
     grouped: dict[tuple[str, TrialState], int] = {}
@@ -187,17 +189,16 @@ def count_plan(
             stored = state.judge(block, "")
             bucket = counts.other_judge.setdefault(block, {})
             bucket[stored] = bucket.get(stored, 0) + n
-        for block in JUDGE_KEYS:
+        for block in judged_blocks:  # who judges what, after the run, of the judged blocks it is asked for
             verb = plan.verbs.get(block)
-            if verb in ("compute", "replace", "retry") and not state.error:
-                label = judges.get(block, "")
-            elif block in state.present:
-                label = state.judge(block, "")
-                if verb == "keep":
-                    bucket = counts.kept_judges.setdefault(block, {})
-                    bucket[label] = bucket.get(label, 0) + n
-            else:
+            if verb is None or state.error:  # an error record, left alone or tried again: no judged block
                 continue
+            if verb == "keep":
+                label = state.judge(block, "")
+                bucket = counts.kept_judges.setdefault(block, {})
+                bucket[label] = bucket.get(label, 0) + n
+            else:
+                label = judges.get(block, "")
             after[block].setdefault(config, set()).add(label)
     counts.mixed_configs = {
         block: sorted(config for config, labels in by_config.items() if len(labels) > 1)
