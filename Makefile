@@ -41,5 +41,8 @@ lint: install-dev
 	$(VENV)/bin/ruff format --check .
 	$(VENV)/bin/lint-imports
 
+# One pytest worker per core, at most four (each has its own test database and browser); PYTEST_WORKERS=0
+# runs the suite in this one process.
+PYTEST_WORKERS ?= auto
 pytest: install-dev
-	$(PY) -m pytest $(PYTEST_ARGS)
+	$(PY) -m pytest -n $(PYTEST_WORKERS) --maxprocesses 4 $(PYTEST_ARGS)
