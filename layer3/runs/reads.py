@@ -111,7 +111,19 @@ def trial_states(trials) -> list[tuple[int, str, TrialState]]:
 
 
 def grouped_states(trials) -> list[tuple[str, TrialState, int]]:
-    """``(model config, TrialState, number of trials)``: the trials grouped by what they hold, in one query."""
+    """``(model config, TrialState, number of trials)``: the trials grouped by what they hold.
+
+    Trials never evaluated are counted per config alone; only those with a record are grouped by its blocks.
+    """
+    never = TrialState()
+    never_evaluated = trials.filter(layer3_metrics__isnull=True).order_by().values("model_config")
+    states = [(row["model_config"], never, row["n"]) for row in never_evaluated.annotate(n=Count("pk"))]
     columns = _state_columns()
-    rows = trials.order_by().annotate(**columns).values("model_config", *columns).annotate(n=Count("pk"))
-    return [(row["model_config"], _state(row), row["n"]) for row in rows]
+    rows = (
+        trials.filter(layer3_metrics__isnull=False)
+        .order_by()
+        .annotate(**columns)
+        .values("model_config", *columns)
+        .annotate(n=Count("pk"))
+    )
+    return states + [(row["model_config"], _state(row), row["n"]) for row in rows]
