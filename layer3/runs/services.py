@@ -213,7 +213,8 @@ def _execute(run: Layer3Run, options: EvaluationOptions, observer: RunObserver, 
         _store_chunk(run, outcome)
         if computed is not None:
             configs = {row.pk: row.model_config for row in rows}
-            computed.update((pk, (configs[pk], without_details(metrics))) for pk, metrics in outcome.written)
+            with gc_paused():  # summaries of every trial so far stay alive: the collector would scan them all
+                computed.update((pk, (configs[pk], without_details(metrics))) for pk, metrics in outcome.written)
         observer.chunk(run, outcome)
 
     if stopped:
