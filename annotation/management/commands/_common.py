@@ -14,6 +14,7 @@ from django.core.management.base import CommandError
 
 from annotation.io.dataset import RatingSet, rating_set
 from annotation.io.records import InputError, ProblemLog, load_annotations, readable_paths
+from core.output_paths import OutputPathError, check_output_folder, check_output_path
 
 
 @contextmanager
@@ -24,13 +25,49 @@ def input_errors_as_command_error():
         raise CommandError(f"nothing was stored or written: {exc}") from None
 
 
+def checked_output(value: str, option: str = "--output", *, example: str, standard_output: bool = False) -> None:
+    """``core.output_paths.check_output_path`` for a command: a path it cannot write is a CommandError."""
+    try:
+        check_output_path(value, option=option, example=example, standard_output=standard_output)
+    except OutputPathError as exc:
+        raise CommandError(str(exc)) from None
+
+
+def checked_output_folder(value: str, option: str, *, files: tuple[str, ...]) -> None:
+    try:
+        check_output_folder(value, option=option, files=files)
+    except OutputPathError as exc:
+        raise CommandError(str(exc)) from None
+
+
+def default_rejected_path(output: str, file_format: str = "jsonl") -> Path:
+    """``rejected/low_agreement.<format>`` in the output's folder, the documented default of ``--rejected``."""
+    return Path(output).parent / "rejected" / f"low_agreement.{file_format}"
+
+
+def check_default_rejected_path(output: str, file_format: str = "jsonl") -> None:
+    """The default rejected file is writable; its rejected/ folder may still be missing (``make_rejected_folder``)."""
+    path = default_rejected_path(output, file_format)
+    if path.parent.exists() or path.parent.is_symlink():
+        checked_output(str(path), "--rejected", example=path.name)
+
+
+def make_rejected_folder(path: Path) -> None:
+    """The one folder a command creates, as the help of ``--rejected`` says: rejected/ beside the output, once
+    the output's folder was checked (never its parents)."""
+    try:
+        path.parent.mkdir(exist_ok=True)
+    except OSError as exc:
+        problem = exc.strerror or exc
+        raise CommandError(f"--rejected {path}: cannot create the folder {path.parent}: {problem}") from None
+
+
 @contextmanager
 def atomic_output(path: str | Path, *, mode: str = "w"):
     """Write to a temporary file next to ``path`` and move it into place only when complete (``mode="wb"``:
-    bytes)."""
+    bytes). The folder must exist: the command checked the path before any work (``checked_output``)."""
     target = Path(path)
     try:
-        target.parent.mkdir(parents=True, exist_ok=True)
         fd, tmp = tempfile.mkstemp(prefix=f".{target.name}.", dir=target.parent)
     except OSError as exc:
         raise CommandError(f"cannot write {str(target)!r}: {exc.strerror or exc}") from None
@@ -88,39 +125,6 @@ def add_float_option(parser, name: str, default: float, help: str) -> None:
     parser.add_argument(
         *flags, dest=name, type=bounded_float(low, high), default=default, help=f"{help} (default {default})"
     )
-
-
-def output_file(text: str) -> str:
-    """An argparse type for an output file: refused at once if it is a folder or cannot be written."""
-    if text == "-":
-        return text
-    path = Path(text)
-    if path.is_dir() or text.endswith(("/", os.sep)):
-        raise argparse.ArgumentTypeError(f"{text!r} is a folder; give a file name, e.g. {str(path / 'out.jsonl')!r}")
-    folder = _existing_ancestor(path.parent)
-    if not folder.is_dir():
-        raise argparse.ArgumentTypeError(f"cannot create {text!r}: {str(folder)!r} is a file, not a folder")
-    if not os.access(folder, os.W_OK | os.X_OK) or (path.exists() and not os.access(path, os.W_OK)):
-        raise argparse.ArgumentTypeError(f"cannot write {text!r}: permission denied in {str(folder)!r}")
-    return text
-
-
-def output_folder(text: str) -> str:
-    """An argparse type for an output folder (created when missing)."""
-    path = Path(text)
-    if path.exists() and not path.is_dir():
-        raise argparse.ArgumentTypeError(f"{text!r} is a file; give a folder for the reports")
-    folder = _existing_ancestor(path)
-    if not folder.is_dir() or not os.access(folder, os.W_OK | os.X_OK):
-        raise argparse.ArgumentTypeError(f"cannot write reports into {text!r}: permission denied in {str(folder)!r}")
-    return text
-
-
-def _existing_ancestor(path: Path) -> Path:
-    path = path.absolute()
-    while not path.exists() and path != path.parent:
-        path = path.parent
-    return path
 
 
 def read_rating_files(paths: list[str]) -> RatingSet:

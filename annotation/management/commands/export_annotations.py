@@ -4,7 +4,7 @@ from django.core.management.base import BaseCommand, CommandError
 
 from annotation.io.exports import annotation_lines, write_lines
 from annotation.io.sheets import write_ratings_csv, write_ratings_xlsx
-from annotation.management.commands._common import atomic_output, output_file
+from annotation.management.commands._common import atomic_output, checked_output
 from annotation.management.commands._formats import add_format_option, check_file_name
 from annotation.models import Batch
 from annotation.selectors import annotation_sheet_rows
@@ -17,12 +17,13 @@ class Command(BaseCommand):
     )
 
     def add_arguments(self, parser):
-        parser.add_argument("--output", "-o", required=True, metavar="FILE", type=output_file)
+        parser.add_argument("--output", "-o", required=True, metavar="FILE")
         parser.add_argument("--batch", help="only dialogues of this batch")
         add_format_option(parser, "jsonl (default), xlsx or csv (UTF-8 with BOM); the file name must match")
 
     def handle(self, *args, output, batch, file_format, **options):
         check_file_name(output, file_format)
+        checked_output(output, example=f"ratings.{file_format}", standard_output=True)
         if batch and not Batch.objects.filter(name=batch).exists():
             raise CommandError(
                 f"no batch named {batch!r}; batches: {', '.join(Batch.objects.values_list('name', flat=True))}"

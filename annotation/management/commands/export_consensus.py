@@ -9,8 +9,11 @@ from annotation.io.sheets import REJECTED_SHEET, write_consensus_csv, write_cons
 from annotation.management.commands._common import (
     add_float_option,
     atomic_output,
+    check_default_rejected_path,
+    checked_output,
+    default_rejected_path,
+    make_rejected_folder,
     merge_report_lines,
-    output_file,
     write_jsonl,
 )
 from annotation.management.commands._formats import add_format_option, check_file_name
@@ -29,7 +32,7 @@ class Command(BaseCommand):
     )
 
     def add_arguments(self, parser):
-        parser.add_argument("--output", "-o", required=True, metavar="FILE", type=output_file)
+        parser.add_argument("--output", "-o", required=True, metavar="FILE", help="its folder must exist")
         parser.add_argument("--batch", help="only dialogues of this batch")
         parser.add_argument("--method", choices=METHODS, default="weighted_average")
         add_float_option(parser, "min_kappa", MIN_KAPPA, "leave out an annotator on an axis below this kappa")
@@ -37,8 +40,8 @@ class Command(BaseCommand):
         parser.add_argument(
             "--rejected",
             metavar="FILE",
-            type=output_file,
-            help="default: rejected/low_agreement.jsonl (.csv with --format csv) beside --output; "
+            help="default: rejected/low_agreement.jsonl (.csv with --format csv) beside --output, whose "
+            "rejected/ folder is created when missing; "
             "not with --format xlsx (the workbook's rejected sheet)",
         )
         add_format_option(parser, "jsonl (default), xlsx (both sheets in one workbook) or csv (two files)")
@@ -52,6 +55,11 @@ class Command(BaseCommand):
         self, *args, output, batch, method, min_kappa, min_confidence, rejected, file_format, include_llm, **options
     ):
         self._check_names(output, rejected, file_format)
+        checked_output(output, example=f"consensus.{file_format}")
+        if rejected:
+            checked_output(rejected, "--rejected", example=f"low_agreement.{file_format}")
+        elif file_format != "xlsx":
+            check_default_rejected_path(output, file_format)
         stored = Batch.objects.filter(name=batch).first() if batch else None
         if batch and stored is None:
             raise CommandError(f"no batch named {batch!r}")
@@ -77,8 +85,9 @@ class Command(BaseCommand):
             n_consensus, n_rejected = len(result.consensus), len(result.rejected)
             rejected_path = f"{output} (sheet {REJECTED_SHEET})"
         else:
-            default = Path(output).parent / "rejected" / f"low_agreement.{file_format}"
-            rejected_path = Path(rejected) if rejected else default
+            rejected_path = Path(rejected) if rejected else default_rejected_path(output, file_format)
+            if not rejected:
+                make_rejected_folder(rejected_path)
             if file_format == "csv":
                 with atomic_output(output) as handle:
                     n_consensus = write_consensus_csv(result.consensus, handle)

@@ -1,7 +1,7 @@
 from django.contrib.auth import get_user_model
 from django.core.management.base import BaseCommand, CommandError
 
-from annotation.management.commands._common import atomic_output
+from annotation.management.commands._common import atomic_output, checked_output
 from annotation.models import Batch
 from annotation.spreadsheets.services import template_write
 from core.roles import ANNOTATOR
@@ -20,6 +20,9 @@ class Command(BaseCommand):
         parser.add_argument("--limit", type=int, help="at most this many dialogues not rated yet")
 
     def handle(self, *args, batch, annotator, output, limit, **options):
+        if not output.lower().endswith(".xlsx"):
+            raise CommandError(f"--output: {output!r} must end in .xlsx (the sheet is an Excel workbook)")
+        checked_output(output, example=f"{annotator}.xlsx")
         found = Batch.objects.filter(name=batch).first()
         if found is None:
             names = ", ".join(Batch.objects.order_by("name").values_list("name", flat=True)) or "none"
@@ -37,8 +40,6 @@ class Command(BaseCommand):
             )
         if limit is not None and limit < 0:
             raise CommandError(f"--limit: must be 0 or more, got {limit}")
-        if not output.lower().endswith(".xlsx"):
-            raise CommandError(f"--output: {output!r} must end in .xlsx (the sheet is an Excel workbook)")
         with atomic_output(output, mode="wb") as handle:
             rows = template_write(handle, batch=found, annotator=user, limit=limit)
         self.stdout.write(self.style.SUCCESS(f"wrote {rows} rows for {annotator} (batch {batch}) to {output}"))

@@ -2,7 +2,7 @@ from django.core.management.base import BaseCommand, CommandError
 
 from annotation.aggregation.reports import N_BOOT, SEED, format_table, kappa_report, summary_rows
 from annotation.axes import MIN_KAPPA, TARGET_KAPPA
-from annotation.management.commands._common import add_float_option, output_file, read_rating_files, write_json
+from annotation.management.commands._common import add_float_option, checked_output, read_rating_files, write_json
 from annotation.models import AgreementReport
 
 
@@ -14,7 +14,7 @@ class Command(BaseCommand):
 
     def add_arguments(self, parser):
         parser.add_argument("--input", nargs="+", required=True, metavar="FILE")
-        parser.add_argument("--output", required=True, metavar="FILE", type=output_file, help="the JSON report")
+        parser.add_argument("--output", required=True, metavar="FILE", help="the JSON report (its folder must exist)")
         add_float_option(parser, "min_kappa", MIN_KAPPA, "an axis passes when its kappa is at least this")
         add_float_option(parser, "target_kappa", TARGET_KAPPA, "the improvement target reported beside it")
         parser.add_argument("--n-boot", type=int, default=N_BOOT, help=f"bootstrap replicates (default {N_BOOT})")
@@ -25,6 +25,7 @@ class Command(BaseCommand):
     def handle(self, *args, input, output, min_kappa, target_kappa, n_boot, seed, fail_under, save, **options):
         if n_boot < 0:
             raise CommandError("--n-boot must be 0 (no confidence interval) or more")
+        checked_output(output, example="kappa_report.json")
         ratings = read_rating_files(input)
         report = kappa_report(
             ratings, min_kappa=min_kappa, target_kappa=target_kappa, n_boot=n_boot, seed=seed, sources=input

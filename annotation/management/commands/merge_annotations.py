@@ -7,15 +7,20 @@ from annotation.aggregation.reports import N_BOOT, SEED, kappa_report
 from annotation.axes import MIN_CONFIDENCE, MIN_KAPPA
 from annotation.management.commands._common import (
     add_float_option,
+    check_default_rejected_path,
+    checked_output,
+    checked_output_folder,
+    default_rejected_path,
+    make_rejected_folder,
     merge_report_lines,
-    output_file,
-    output_folder,
     read_rating_files,
     write_json,
     write_jsonl,
 )
 from annotation.quality.outliers import outlier_report
 from annotation.review.selectors import accepted_flag_exclusions
+
+REPORTS = ("kappa_report.json", "outlier_report.json")  # what --reports holds
 
 
 class Command(BaseCommand):
@@ -28,21 +33,20 @@ class Command(BaseCommand):
 
     def add_arguments(self, parser):
         parser.add_argument("--input", nargs="+", required=True, metavar="FILE")
-        parser.add_argument("--output", required=True, metavar="FILE", type=output_file, help="consensus JSONL")
+        parser.add_argument("--output", required=True, metavar="FILE", help="consensus JSONL (its folder must exist)")
         parser.add_argument("--method", choices=METHODS, default="weighted_average")
         add_float_option(parser, "min_kappa", MIN_KAPPA, "leave out an annotator on an axis below this kappa")
         add_float_option(parser, "min_confidence", MIN_CONFIDENCE, "leave out ratings below this confidence")
         parser.add_argument(
             "--rejected",
             metavar="FILE",
-            type=output_file,
-            help="where rejected items go (default: rejected/low_agreement.jsonl in the output's folder)",
+            help="where rejected items go (default: rejected/low_agreement.jsonl in the output's folder, "
+            "whose rejected/ folder is created when missing)",
         )
         parser.add_argument(
             "--reports",
             metavar="DIR",
-            type=output_folder,
-            help="also write kappa_report.json and outlier_report.json here",
+            help="also write kappa_report.json and outlier_report.json into this existing folder",
         )
         parser.add_argument("--n-boot", type=int, default=N_BOOT, help="bootstrap replicates for the kappa report")
         parser.add_argument("--seed", type=int, default=SEED)
@@ -69,6 +73,13 @@ class Command(BaseCommand):
     ):
         if not 0 <= min_confidence <= 1:
             raise CommandError(f"--min_confidence must be from 0 to 1, got {min_confidence}")
+        checked_output(output, example="consensus.jsonl")
+        if rejected:
+            checked_output(rejected, "--rejected", example="low_agreement.jsonl")
+        else:
+            check_default_rejected_path(output)
+        if reports:
+            checked_output_folder(reports, "--reports", files=REPORTS)
         ratings = read_rating_files(input)
         result, merge_summary = merge_with_exclusions(
             ratings,
@@ -77,7 +88,9 @@ class Command(BaseCommand):
             min_confidence=min_confidence,
             flag_exclusions=() if ignore_flags else accepted_flag_exclusions(),
         )
-        rejected_path = Path(rejected) if rejected else Path(output).parent / "rejected" / "low_agreement.jsonl"
+        rejected_path = Path(rejected) if rejected else default_rejected_path(output)
+        if not rejected:
+            make_rejected_folder(rejected_path)
         n_consensus = write_jsonl(output, result.consensus)
         n_rejected = write_jsonl(rejected_path, result.rejected)
         if reports:

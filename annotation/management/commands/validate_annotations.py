@@ -8,7 +8,7 @@ from annotation.aggregation.reports import format_table, kappa_report
 from annotation.axes import MIN_CONFIDENCE, MIN_KAPPA
 from annotation.io.dataset import rating_set
 from annotation.io.records import ProblemLog, load_annotations, load_dialogues, readable_paths
-from annotation.management.commands._common import add_float_option, output_file, write_json
+from annotation.management.commands._common import add_float_option, checked_output, write_json
 from annotation.quality.consistency import check_consistency
 from annotation.quality.outliers import detect_outliers
 
@@ -29,13 +29,15 @@ class Command(BaseCommand):
     def add_arguments(self, parser):
         parser.add_argument("--dialogues", required=True, metavar="FILE", help="the dialogues (seed A.3 input JSONL)")
         parser.add_argument("--input", nargs="+", required=True, metavar="FILE", help="ratings (A.3 output JSONL)")
-        parser.add_argument("--report", metavar="FILE", type=output_file, help="write every finding as JSON")
+        parser.add_argument("--report", metavar="FILE", help="write every finding as JSON (its folder must exist)")
         parser.add_argument("--min-ratings", type=int, default=2, help="ratings every dialogue needs (default 2)")
         add_float_option(parser, "min_kappa", MIN_KAPPA, "every axis kappa must reach this")
         add_float_option(parser, "min_confidence", MIN_CONFIDENCE, "confidence below this is reported")
         parser.add_argument("--n-boot", type=int, default=200, help="bootstrap replicates for the kappa CI")
 
     def handle(self, *args, dialogues, input, report, min_ratings, min_kappa, min_confidence, n_boot, **options):
+        if report is not None:
+            checked_output(report, "--report", example="validation_report.json")
         dialogue_log, rating_log = ProblemLog(), ProblemLog()
         dialogue_records = load_dialogues(readable_paths([dialogues], dialogue_log), log=dialogue_log)
         records = load_annotations(readable_paths(input, rating_log), log=rating_log)

@@ -19,8 +19,17 @@ from core.jsonl import (
     readable_paths,
     report_files_without_records,
 )
+from core.output_paths import OutputPathError, check_output_path
 from director.io.utterances import Utterance, parse_line
 from director.rules import RuleSetError, load_rule_set
+
+
+def checked_output(output: str, *, example: str) -> None:
+    """Before any work: a file the command can write, or "-" (standard output); else a CommandError."""
+    try:
+        check_output_path(output, example=example, standard_output=True)
+    except OutputPathError as exc:
+        raise CommandError(str(exc)) from None
 
 
 def rules_or_error(path: str | None, option: str):

@@ -5,7 +5,7 @@ from django.core.management.base import BaseCommand, CommandError
 
 from core.jsonl import InputError, Problem, ProblemLog
 from director.io.utterances import verdict_line
-from director.management.commands._files import read_utterances, rules_or_error, write_text
+from director.management.commands._files import checked_output, read_utterances, rules_or_error, write_text
 from director.rules import UnknownCharacter, check_utterance
 
 
@@ -22,6 +22,7 @@ class Command(BaseCommand):
         parser.add_argument("--language", choices=("ja", "en"), default="ja", help="of messages and suggestions")
 
     def handle(self, *args, input, output, rules, language, **options):
+        checked_output(output, example="verdicts.jsonl")
         rule_set = rules_or_error(rules, "--rules")
         utterances = read_utterances(input, verdicts=False)
         log, lines = ProblemLog(), []

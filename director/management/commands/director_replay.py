@@ -1,6 +1,6 @@
 from django.core.management.base import BaseCommand, CommandError
 
-from director.management.commands._files import read_utterances, rules_or_error, write_text
+from director.management.commands._files import checked_output, read_utterances, rules_or_error, write_text
 from director.replay import ReplayLine, RuleSide, changed, iter_report
 from director.rules import UnknownCharacter, check_utterance
 
@@ -20,6 +20,7 @@ class Command(BaseCommand):
         parser.add_argument("--language", choices=("ja", "en"), default="ja")
 
     def handle(self, *args, input, rules, baseline, output, language, **options):
+        checked_output(output, example="report.md")
         new_rules = rules_or_error(rules, "--rules")
         utterances = read_utterances(input, verdicts=True)
         stored = [u for u in utterances if u.verdict is not None]

@@ -5,10 +5,11 @@ from pathlib import Path
 
 from django.core.management.base import BaseCommand, CommandError
 
+from core.output_paths import OutputPathError, check_output_path
 from layer3.exports.calibration import CALIBRATION_FORMATS
 from layer3.exports.calibration_files import calibration_export
 from layer3.exports.files import ExportError, export_file
-from layer3.exports.formats import FORMATS
+from layer3.exports.formats import FILE_EXTENSIONS, FORMATS
 from layer3.selectors import BatchNotFound, batch_get
 from layer3.statistics import CORRECTIONS, DEFAULT_FAMILY, parse_family
 
@@ -41,6 +42,11 @@ class Command(BaseCommand):
         parser.add_argument("--audit", type=int, help="--calibration: only this audit (its id)")
 
     def handle(self, *args, **opts):
+        try:  # before any work: an export of a large batch takes a while
+            example = "results" + FILE_EXTENSIONS[opts["format"]]
+            check_output_path(opts["output"], example=example, standard_output=True)
+        except OutputPathError as exc:
+            raise CommandError(str(exc)) from None
         if opts["calibration"]:
             refused = [flag for flag, given in (("--include-raw", opts["include_raw"]),
                                                  ("--model-config", opts["model_config"])) if given]  # fmt: skip
