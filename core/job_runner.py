@@ -1,6 +1,8 @@
 """Running a queued job in a worker process: claim it, call its handler with progress, record the outcome.
 
-Called by the Celery task ``core.tasks.run_job``; ``core.services`` queues that task.
+Called by the Celery task ``core.tasks.run_job``; ``core.services`` queues that task. A handler that
+raises fails its job: an unexpected exception is logged at ERROR with its traceback, a ``JobRefused``
+(input the user must mend, not a fault here) at WARNING on one line, without one.
 """
 
 from __future__ import annotations
@@ -15,6 +17,10 @@ from core.jobs import JobCancelled, Progress, get_handler
 from core.models import Job
 
 logger = logging.getLogger(__name__)
+
+
+class JobRefused(ValueError):
+    """Raised by a handler whose input is refused (a user's mistake): the job fails with the message as its error."""
 
 
 def job_run(*, job_id: str | uuid.UUID) -> Job | None:
@@ -41,6 +47,9 @@ def job_run(*, job_id: str | uuid.UUID) -> Job | None:
         result = get_handler(job.kind)(job, progress)
     except JobCancelled:
         job.status, job.message = Job.Status.CANCELLED, "cancelled"
+    except JobRefused as exc:
+        logger.warning("job %s (%s) refused: %s", job.pk, job.kind, " ".join(str(exc).splitlines()))
+        job.status, job.error = Job.Status.FAILED, str(exc)
     except Exception as exc:  # the job records the failure; the worker stays up
         logger.exception("job %s (%s) failed", job.pk, job.kind)
         job.status = Job.Status.FAILED

@@ -53,9 +53,17 @@ def column_letter(index: int) -> str:
 UNWRITABLE_CHARACTERS = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\ud800-\udfff\ufffe\uffff]")
 
 
+def xlsx_string(value: str) -> str:
+    """A text as an .xlsx string cell holds it, not neutralised: CR as LF (the file's XML reads CR back as LF).
+
+    For a cell forced to the string type (never a formula, whatever it starts with), which then shows the
+    text exactly, without a visible quote: the rating template's cells (``annotation.spreadsheets.template``).
+    """
+    if "\r" in value:
+        return value.replace("\r\n", "\n").replace("\r", "\n")
+    return value
+
+
 def xlsx_cell_text(value: str) -> str:
     """A text as an .xlsx cell holds it: neutralised, and CR as LF (the file's XML reads CR back as LF)."""
-    text = neutralise_formula(value)
-    if "\r" in text:
-        text = text.replace("\r\n", "\n").replace("\r", "\n")
-    return text
+    return xlsx_string(neutralise_formula(value))

@@ -6,7 +6,12 @@ are still the stored ones (edited in the sheet, or the dialogue changed since th
 With no problem at all the ratings are stored in one transaction with ``source = spreadsheet``:
 new ones count towards the queue's quota at once, a changed value goes through the edit history,
 an unchanged one stays as it is (uploading the same sheet twice changes nothing), and a comment
-becomes a comment on the item (once).
+becomes a comment on the item (once), as the reader gives it: neutralised when a spreadsheet could
+take it for a formula (``annotation.spreadsheets.reader`` says the rule).
+
+The template writes texts exactly; templates made before put a ``'`` before a formula-like text
+(``=1+1`` as ``'=1+1``). Both are read: an id is looked up as written, else without that quote, and a
+row's locked texts match the stored dialogue in either form.
 """
 
 from __future__ import annotations
@@ -27,7 +32,7 @@ from annotation.spreadsheets.problems import SheetProblem
 from annotation.spreadsheets.reader import SheetContent, SheetRating, read_sheet
 from annotation.spreadsheets.template import cell_text
 from core.roles import ANNOTATOR
-from core.spreadsheet_cells import is_formula_like
+from core.spreadsheet_cells import is_formula_like, xlsx_cell_text
 
 _VALUE_FIELDS = [f"{axis}_score" for axis in AXES] + [f"{axis}_confidence" for axis in AXES]
 _ID_COLUMN = layout.KEYS.index("id")
@@ -93,7 +98,7 @@ def _id_problem(rating: SheetRating, template: str, /, **params) -> SheetProblem
 
 
 def stored_text(cell: str) -> str:
-    """A text cell as the database holds it: without the quote the template put before a formula-like text."""
+    """A text cell as the database holds it: without the quote older templates put before a formula-like text."""
     return cell[1:] if cell.startswith("'") and is_formula_like(cell[1:]) else cell
 
 
@@ -125,7 +130,7 @@ def _batch_of(content: SheetContent, file: str, problems: list) -> Batch | None:
         if batch is None:
             problems.append(_problem(file, msgids.BATCH_GONE, batch=repr(stored_text(meta.batch))))
         return batch
-    ids = {stored_text(rating.id) for rating in content.ratings}
+    ids = {text for rating in content.ratings for text in (rating.id, stored_text(rating.id))}
     names = sorted(set(Batch.objects.filter(dialogues__external_id__in=ids).values_list("name", flat=True)))
     if len(names) > 1:
         problems.append(_problem(file, msgids.SEVERAL_BATCHES, batches=", ".join(names)))
@@ -143,21 +148,21 @@ def _may_rate(batch: Batch, user, file: str, problems: list) -> None:
 
 def _dialogues(content: SheetContent, batch: Batch | None, problems: list) -> dict[str, Dialogue]:
     """The rated rows' dialogues by id cell; a problem for each unknown id, other batch or changed text."""
-    ids = {rating.id: stored_text(rating.id) for rating in content.ratings}
+    ids = {text for rating in content.ratings for text in (rating.id, stored_text(rating.id))}
     found = {
         d.external_id: d
-        for d in Dialogue.objects.filter(external_id__in=set(ids.values())).only(
+        for d in Dialogue.objects.filter(external_id__in=ids).only(
             "pk", "external_id", "batch_id", "user_text", "response_text", "context"
         )
     }
     dialogues = {}
     for rating in content.ratings:
-        dialogue = found.get(ids[rating.id])
+        dialogue = found.get(rating.id) or found.get(stored_text(rating.id))  # as written, else an older template's
         if dialogue is None:
             problems.append(_id_problem(rating, msgids.UNKNOWN_ID))
         elif batch is not None and dialogue.batch_id != batch.pk:
             problems.append(_id_problem(rating, msgids.OTHER_BATCH, batch=repr(batch.name)))
-        elif _digest_of(rating) != _stored_digest(dialogue):
+        elif _digest_of(rating) not in _stored_digests(dialogue):
             problems.append(_id_problem(rating, msgids.TEXTS_CHANGED_SINCE))
         else:
             dialogues[rating.id] = dialogue
@@ -168,10 +173,12 @@ def _digest_of(rating: SheetRating) -> str:
     return layout.row_digest(rating.id, *rating.texts)
 
 
-def _stored_digest(dialogue: Dialogue) -> str:
+def _stored_digests(dialogue: Dialogue) -> tuple[str, str]:
+    """The digest of the dialogue's row as the template writes it, and as older templates did (quoted)."""
     texts = (dialogue.external_id, layout.context_text(dialogue.context or []), dialogue.user_text,
              dialogue.response_text)  # fmt: skip
-    return layout.row_digest(*(cell_text(text, dialogue.external_id) for text in texts))
+    exact = [cell_text(text, dialogue.external_id) for text in texts]
+    return layout.row_digest(*exact), layout.row_digest(*(xlsx_cell_text(text) for text in texts))
 
 
 def _plan(content: SheetContent, dialogues: dict, user, file: str, summary: SheetImportSummary):

@@ -13,6 +13,20 @@ meta sheet gives each template row's id and digest of its locked texts, compared
 an edited id or text, a moved (sorted) row and an added row are problems. A template row that is
 missing from the sheet is not one: deleted (or cleared) rows are simply not rated. A CSV has no
 meta sheet, so its locked texts cannot be checked.
+
+Formulas. In a workbook a formula is a formula cell (read as written, ``=...``); in a CSV, which has
+no cell types, it is a cell starting with ``=``. A formula in the id, a score or a confidence is a
+problem (``FORMULA``), and so is one in the comment, on every row read (a row left unrated too): a
+comment is text, and the same problem says to type it rather than a formula. A formula cell in a
+locked text column (context, user, response) is a changed locked text, even when it reads as the
+template's text; a CSV's locked texts are compared, never stored, so ``=`` there is only text (the
+template writes a formula-like text exactly, and a program saving it as CSV writes it so). A comment
+that is text but that a spreadsheet could take for a formula (``core.spreadsheet_cells``' list: a
+first character ``= + - @``, their full-width forms, a tab or a carriage return, also after leading
+whitespace; e.g. ``- unclear``, ``@SUM(A1)``, or ``=1+1`` typed with a leading ``'``) is kept, since
+such comments are legitimate, but neutralised on the way in: the comment, stripped of surrounding
+whitespace, gets a leading ``'`` (``neutralise_formula``), so no comment read starts with a formula
+trigger and wherever it is shown or exported later it is not run.
 """
 
 from __future__ import annotations
@@ -45,6 +59,7 @@ from annotation.spreadsheets.layout import (
     sheet_checksum,
 )
 from annotation.spreadsheets.problems import SheetProblem
+from core.spreadsheet_cells import neutralise_formula
 
 ZIP_MAGIC = b"PK\x03\x04"
 OLE_MAGIC = b"\xd0\xcf\x11\xe0"  # legacy .xls (and other old Office files)
@@ -55,7 +70,8 @@ _ID, _CONTEXT, _USER, _RESPONSE = (KEYS.index(key) for key in ("id", "context", 
 _SCORES = tuple(KEYS.index(key) for key in SCORE_KEYS)
 _CONFIDENCES = tuple(KEYS.index(key) for key in CONFIDENCE_KEYS)
 _COMMENT = KEYS.index("comment")
-_VALUE_COLUMNS = (_ID, *_SCORES, *_CONFIDENCES)  # where a formula is a problem
+_LOCKED_TEXTS = (_CONTEXT, _USER, _RESPONSE)
+_CSV_FORMULA_COLUMNS = (_ID, *_SCORES, *_CONFIDENCES, _COMMENT)  # where a CSV cell starting with "=" is a problem
 _DIGITS = re.compile(r"[0-9]+")
 _DECIMAL = re.compile(r"[0-9]+(?:\.[0-9]*)?|\.[0-9]+")
 
@@ -242,7 +258,7 @@ def _read_workbook(workbook, name: str, content: SheetContent, problems: _Proble
         values = [cell.value for cell in cells]
         if len(values) < _WIDTH:
             values.extend([None] * (_WIDTH - len(values)))
-        formulas = [i for i in _VALUE_COLUMNS if i < len(cells) and cells[i].data_type == "f"]
+        formulas = [i for i in range(min(len(cells), _WIDTH)) if cells[i].data_type == "f"]
         checker.check(number, values, formulas)
 
 
@@ -268,7 +284,7 @@ def _read_csv(data: bytes, name: str, content: SheetContent, problems: _Problems
         for number, values in enumerate(reader, start=2):
             if len(values) < _WIDTH:
                 values.extend([""] * (_WIDTH - len(values)))
-            formulas = [i for i in _VALUE_COLUMNS if values[i].startswith("=")]
+            formulas = [i for i in _CSV_FORMULA_COLUMNS if values[i].startswith("=")]
             checker.check(number, values, formulas)
     except csv.Error as exc:
         where = {"line": reader.line_num, "accepted_text": msgids.ACCEPTED_FILES}
@@ -333,7 +349,7 @@ class _RowChecker:
         self.problems.add(SheetProblem.of(self.sheet, row, None, None, _shown(value), template, **params))
 
     def check(self, number: int, values: list, formulas: list[int]) -> None:
-        """One row: ``values`` has at least ``_WIDTH`` cells; ``formulas`` lists the value columns holding one."""
+        """One row: ``values`` has at least ``_WIDTH`` cells; ``formulas`` lists the template's columns holding one."""
         before = self.problems.total
         for index in range(_WIDTH, len(values)):
             if not _blank(values[index]):
@@ -344,6 +360,7 @@ class _RowChecker:
             return
         scores = [values[index] for index in _SCORES]
         if all(_blank(value) for value in scores):
+            self.check_comment(number, values, formulas)  # a row left unrated too: a formula is never a comment
             self.content.skipped_rows.append(number)
             return
         parsed_scores = {}
@@ -369,11 +386,24 @@ class _RowChecker:
             if confidence[key] is None:
                 self.problem(number, index, value, msgids.MUST_BE, accepted_text=msgids.CONFIDENCE_ACCEPTED, low=0,
                              high=1, default=f"{DEFAULT_CONFIDENCE:g}", value=repr(_shown(value)))  # fmt: skip
+        self.check_comment(number, values, formulas)
         if self.problems.total == before:
             texts = (_text(values[_CONTEXT]), _text(values[_USER]), _text(values[_RESPONSE]))
-            comment = _text(values[_COMMENT]).strip()
+            comment = neutralise_formula(_text(values[_COMMENT]).strip())
             rating = SheetRating(number, _text(values[_ID]).strip(), texts, parsed_scores, confidence, comment)
             self.content.ratings.append(rating)
+
+    def check_comment(self, number: int, values: list, formulas: list[int]) -> None:
+        """A formula in the comment is a problem (a formula-like text is neutralised when the rating is made)."""
+        if _COMMENT in formulas:
+            self.problem(number, _COMMENT, values[_COMMENT], msgids.FORMULA, formula=_shown(values[_COMMENT]))
+
+    @staticmethod
+    def locked_texts_changed(raw_id: str, values: list, formulas: list[int], digest: str) -> bool:
+        """Whether the locked texts differ from the template's digest, or one is a formula (even reading the same)."""
+        if any(index in formulas for index in _LOCKED_TEXTS):
+            return True
+        return row_digest(raw_id, *(_text(values[index]) for index in _LOCKED_TEXTS)) != digest
 
     def check_id(self, number: int, values: list, formulas: list[int]) -> bool:
         """The id and the locked texts; False when the row is not to be read further (an added row)."""
@@ -399,7 +429,7 @@ class _RowChecker:
                                  id=repr(dialogue_id), moved_from=moved_from)  # fmt: skip
                 else:
                     self.problem(number, _ID, raw, msgids.ID_CHANGED, template_id=repr(template_id))
-            elif row_digest(raw, *(_text(values[index]) for index in (_CONTEXT, _USER, _RESPONSE))) != digest:
+            elif self.locked_texts_changed(raw, values, formulas, digest):
                 self.row_problem(number, dialogue_id, msgids.LOCKED_TEXTS_CHANGED)
         elif not dialogue_id:
             self.problem(number, _ID, raw, msgids.BLANK_ID)

@@ -5,12 +5,17 @@ and ``META_SHEET`` (hidden) with what the sheet was made for and the digests of 
 Every sheet is protected without a password: on the ratings sheet only the scores, the confidences
 and the comment are unlocked, and rows cannot be inserted, deleted or sorted.
 
-Every text goes into its cell as a string, never as a formula: ``neutralise_formula`` first, then
-the cell's type is forced to text. Carriage returns become line feeds, as the file's XML reads
-them back anyway, so that the digests, made from exactly the strings written into the cells, are
-found again by a reader. A text that no cell can hold (over ``MAX_CELL_CHARS``, or with a control
-character XML refuses) raises ``ValueError`` naming the item and the field; nothing is written then.
-An empty text leaves its cell empty: a reader takes an empty cell for ``""``.
+Every text goes into its cell exactly, as a string, never as a formula: the cell's type is forced to
+text, and a text a spreadsheet could take for a formula (``core.spreadsheet_cells.is_formula_like``:
+``=HYPERLINK(...)``, ``-2+3``, ``@SUM(A1)``) also gets the quote-prefix style, which is what Excel
+gives a cell typed with a leading ``'``: the cell shows the text without a visible quote, and stays
+text if someone edits it. No ``'`` is added to the text itself (templates made before did, and are
+still read: ``annotation.spreadsheets.imports`` accepts both forms). Carriage returns become line
+feeds, as the file's XML reads them back anyway, so that the digests, made from exactly the strings
+written into the cells, are found again by a reader. A text that no cell can hold (over
+``MAX_CELL_CHARS``, or with a control character XML refuses) raises ``ValueError`` naming the item
+and the field; nothing is written then. An empty text leaves its cell empty: a reader takes an
+empty cell for ``""``.
 """
 
 from __future__ import annotations
@@ -43,7 +48,7 @@ from annotation.spreadsheets.layout import (
     row_digest,
     sheet_checksum,
 )
-from core.spreadsheet_cells import UNWRITABLE_CHARACTERS, xlsx_cell_text
+from core.spreadsheet_cells import UNWRITABLE_CHARACTERS, is_formula_like, xlsx_string
 
 MAX_CELL_CHARS = 32_767  # Excel's limit for one cell, counted in UTF-16 code units as Excel counts
 # Characters the file's XML cannot hold (openpyxl's illegal characters, lone surrogates, U+FFFE/U+FFFF).
@@ -136,10 +141,10 @@ def add_styles(workbook: Workbook) -> None:
 
 
 def cell_text(value: str, where: str) -> str:
-    """``value`` as its cell holds it (formula-neutralised, CR as LF); ``where`` names it in the errors."""
+    """``value`` as its cell holds it (exactly, but CR as LF); ``where`` names it in the errors."""
     if not isinstance(value, str):
         raise TypeError(f"{where}: expected a text, not {type(value).__name__}")
-    text = xlsx_cell_text(value)
+    text = xlsx_string(value)
     if (bad := UNWRITABLE_CHARACTERS.search(text)) is not None:
         raise ValueError(f"{where}: the character U+{ord(bad.group()):04X} cannot be written into a spreadsheet cell")
     if len(text) > MAX_CELL_CHARS // 2 and (length := len(text.encode("utf-16-le")) // 2) > MAX_CELL_CHARS:
@@ -147,12 +152,20 @@ def cell_text(value: str, where: str) -> str:
     return text
 
 
-def put_text(ws: Worksheet, row: int, column: int, text: str):
-    """Write ``text`` (already ``cell_text``) as a string cell, empty when ``text`` is empty; the cell."""
+def put_text(ws: Worksheet, row: int, column: int, text: str, style: str | None = None):
+    """Write ``text`` (already ``cell_text``) as a string cell, empty when ``text`` is empty; the cell.
+
+    ``style`` is the cell's named style, set first: setting a style later would drop the quote prefix
+    a formula-like text gets.
+    """
     cell = ws.cell(row=row, column=column)
+    if style is not None:
+        cell.style = style
     if text:
         cell.value = text
-        cell.data_type = "s"
+        cell.data_type = "s"  # after the value: openpyxl takes a text starting with "=" for a formula
+        if is_formula_like(text):
+            cell.quotePrefix = True
     return cell
 
 
@@ -171,7 +184,7 @@ def protect(ws: Worksheet) -> None:
 def write_ratings(ws: Worksheet, items: Sequence[TemplateItem]) -> list[tuple[int, str, str]]:
     """The header and one row per item; the (row, id cell text, digest) of each row, in row order."""
     for index, column in enumerate(COLUMNS, start=1):
-        put_text(ws, 1, index, cell_text(column.header, f"header {column.key}")).style = HEADER_STYLE
+        put_text(ws, 1, index, cell_text(column.header, f"header {column.key}"), HEADER_STYLE)
         ws.column_dimensions[column_letter(index - 1)].width = column.width
     ws.freeze_panes = "B2"
     index_of = {column.key: index for index, column in enumerate(COLUMNS, start=1)}
@@ -190,11 +203,11 @@ def write_ratings(ws: Worksheet, items: Sequence[TemplateItem]) -> list[tuple[in
         }
         if not texts["id"]:
             raise ValueError(f"{where}: the id is empty")
-        if texts["id"] in seen:  # as written: "=a" and "'=a" both become "'=a"
+        if texts["id"] in seen:
             raise ValueError(f"{where}: the id appears twice")
         seen.add(texts["id"])
         for key in LOCKED_KEYS:
-            put_text(ws, row, index_of[key], texts[key]).style = LOCKED_TEXT_STYLE
+            put_text(ws, row, index_of[key], texts[key], LOCKED_TEXT_STYLE)
         item_scores = checked_scores(item, where)
         for axis, column in scores:
             ws.cell(row=row, column=column, value=item_scores.get(axis)).style = SCORE_STYLE
@@ -202,7 +215,7 @@ def write_ratings(ws: Worksheet, items: Sequence[TemplateItem]) -> list[tuple[in
         for axis, column in confidences:
             value = item_confidence.get(axis, DEFAULT_CONFIDENCE)
             ws.cell(row=row, column=column, value=value).style = CONFIDENCE_STYLE
-        put_text(ws, row, comment_column, cell_text(item.comment, f"{where}, field 'comment'")).style = COMMENT_STYLE
+        put_text(ws, row, comment_column, cell_text(item.comment, f"{where}, field 'comment'"), COMMENT_STYLE)
         digests.append((row, texts["id"], row_digest(texts["id"], texts["context"], texts["user"], texts["response"])))
     if digests:
         last = len(digests) + 1
@@ -299,7 +312,7 @@ def write_guide(ws: Worksheet, guide: Guide) -> None:
         write_paragraph(ws, row, cell_text(definition, f"{where}, definition"))
         row += 1
         for column, header in enumerate(GUIDE_TABLE_HEADERS, start=1):
-            put_text(ws, row, column, cell_text(header, "guide table header")).style = HEADER_STYLE
+            put_text(ws, row, column, cell_text(header, "guide table header"), HEADER_STYLE)
         for level, label, description in levels:
             row += 1
             if isinstance(level, bool) or not isinstance(level, int):

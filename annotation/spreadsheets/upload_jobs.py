@@ -3,7 +3,8 @@
 Queued by the spreadsheet pages (``sheet_upload_enqueue``), which follow it. On a sheet with
 problems nothing is stored, the job fails, and its ``result`` keeps the problems (sheet, row,
 column, header, value, English message, and the template and parameters it was filled from) for
-the page's table, which shows them in the language of whoever looks at it.
+the page's table, which shows them in the language of whoever looks at it. Such a refused sheet is the
+user's to mend: the worker logs it as one warning line (``JobRefused``), not as an error.
 """
 
 from __future__ import annotations
@@ -23,6 +24,7 @@ from annotation.spreadsheets.uploads import (
     sheet_upload_import,
 )
 from core.job_display import register_job_display
+from core.job_runner import JobRefused
 from core.jobs import job_handler
 from core.models import Job
 from core.services import job_enqueue
@@ -74,7 +76,7 @@ def sheet_upload(job, progress) -> dict:
             # The runner saves this job object's result with the failure: the page lists the problems.
             job.result = {"batch_id": batch.pk, "file": upload.name, "page": page,
                           "problems": problem_rows(exc.problems)}  # fmt: skip
-            raise ValueError(f"{upload.name}: {len(exc.problems)} problem(s); nothing was stored") from None
+            raise JobRefused(f"{upload.name}: {len(exc.problems)} problem(s); nothing was stored") from None
         # No progress report after the import: it would check for a cancel request, and the ratings are stored.
     finally:
         sheet_upload_discard(upload.path)

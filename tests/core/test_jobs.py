@@ -1,8 +1,9 @@
+import logging
 import time
 
 import pytest
 
-from core.job_runner import job_run
+from core.job_runner import JobRefused, job_run
 from core.jobs import JobCancelled, Progress, job_handler
 from core.models import Job
 from core.services import job_cancel, job_enqueue
@@ -19,6 +20,11 @@ def _count_to(job, progress):
 @job_handler("tests.explode")
 def _explode(job, progress):
     raise ValueError("bad input in row 3")
+
+
+@job_handler("tests.refuse")
+def _refuse(job, progress):
+    raise JobRefused("upload.csv: 2 problem(s); nothing was stored\n  row 3: bad\n  row 4: bad")
 
 
 @job_handler("tests.cancel_midway")
@@ -72,6 +78,30 @@ def test_job_run_records_failure_without_raising(db):
     job.refresh_from_db()
     assert job.status == Job.Status.FAILED
     assert job.error == "ValueError: bad input in row 3"
+
+
+def test_an_unexpected_failure_is_logged_as_an_error_with_its_traceback(db, caplog):
+    job = Job.objects.create(kind="tests.explode")
+    with caplog.at_level(logging.INFO, logger="core.job_runner"):
+        job_run(job_id=job.id)
+    [record] = [r for r in caplog.records if r.name == "core.job_runner"]
+    assert record.levelno == logging.ERROR and record.exc_info is not None
+    assert "Traceback" in caplog.text and "bad input in row 3" in caplog.text
+
+
+def test_a_refused_input_fails_its_job_and_is_logged_as_one_warning_line_without_traceback(db, caplog):
+    job = Job.objects.create(kind="tests.refuse")
+    with caplog.at_level(logging.INFO, logger="core.job_runner"):
+        job_run(job_id=job.id)
+    job.refresh_from_db()
+    assert job.status == Job.Status.FAILED
+    assert job.error == "upload.csv: 2 problem(s); nothing was stored\n  row 3: bad\n  row 4: bad"
+    [record] = [r for r in caplog.records if r.name == "core.job_runner"]
+    assert record.levelno == logging.WARNING and record.exc_info is None and record.exc_text is None
+    message = record.getMessage()
+    assert "\n" not in message and "Traceback" not in caplog.text
+    assert str(job.pk) in message and "tests.refuse" in message and "2 problem(s); nothing was stored" in message
+    assert issubclass(JobRefused, ValueError)  # a handler's callers that catch ValueError still do
 
 
 def test_job_run_runs_a_job_once_even_if_delivered_twice(db):

@@ -1,10 +1,11 @@
-"""neutralise_formula: text a spreadsheet would run as a formula gets a leading quote, nothing else changes."""
+"""neutralise_formula: text a spreadsheet would run as a formula gets a leading quote, nothing else changes;
+the .xlsx forms of a text: exact for a string cell (``xlsx_string``), neutralised (``xlsx_cell_text``)."""
 
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from core.spreadsheet_cells import is_formula_like, neutralise_formula
+from core.spreadsheet_cells import is_formula_like, neutralise_formula, xlsx_cell_text, xlsx_string
 
 
 @pytest.mark.parametrize(
@@ -51,3 +52,19 @@ def test_neutralising_twice_changes_nothing_more(text):
 @given(st.text())
 def test_a_neutralised_cell_is_never_formula_like(text):
     assert not is_formula_like(neutralise_formula(text))
+
+
+@pytest.mark.parametrize(
+    ("text", "exact", "neutralised"),
+    [
+        ("=1+1", "=1+1", "'=1+1"),
+        ("-2+3", "-2+3", "'-2+3"),
+        ("\t@SUM(A1)", "\t@SUM(A1)", "'\t@SUM(A1)"),
+        ("\r=1\r\nx", "\n=1\nx", "'\n=1\nx"),
+        ("a\rb", "a\nb", "a\nb"),
+        ("plain", "plain", "plain"),
+    ],
+)
+def test_the_xlsx_forms_of_a_text(text, exact, neutralised):
+    assert xlsx_string(text) == exact  # for a cell forced to the string type: shown as it is
+    assert xlsx_cell_text(text) == neutralised  # as the exports write it: prefixed, as before

@@ -10,11 +10,13 @@ from openpyxl import load_workbook
 
 from annotation.axes import AXES
 from annotation.models import Annotation, AnnotationEdit, Batch, Dialogue, ItemComment, QueueEntry
-from annotation.spreadsheets import layout
+from annotation.spreadsheets import layout, template
 from annotation.spreadsheets.imports import SheetRejected, sheet_import
 from annotation.spreadsheets.services import template_write
+from core.spreadsheet_cells import xlsx_cell_text
 from tests.annotation.conftest import dialogue
 from tests.annotation.spreadsheets.test_export_template import _user, batch  # noqa: F401
+from tests.helpers import make_user
 
 pytestmark = pytest.mark.django_db
 
@@ -176,3 +178,65 @@ def test_the_command(batch, tmp_path, capsys):  # noqa: F811
         call_command("import_spreadsheet", str(path), "--annotator", "ann_y")
     with pytest.raises(CommandError, match="no such file"):
         call_command("import_spreadsheet", str(tmp_path / "missing.xlsx"))
+
+
+# ---------------------------------------------------------------------------------------------- formula-like texts
+
+FORMULA_TEXTS = {
+    "dialogue_000": ("=1+1", "-2+3 だと思います"),
+    "dialogue_001": ('=HYPERLINK("http://x","y")', "@SUM(A1)"),
+    "+dialogue_002": ("\t=cmd|' /C calc'!A0", "＝同じです"),
+}
+FORMULA_FILLED = {key: ((2, 2, 2, 2), (1.0, 1.0, 1.0, 1.0)) for key in FORMULA_TEXTS}
+
+
+@pytest.fixture
+def formula_batch(jsonl):
+    """Batch "formulas" whose user and response texts (and one id) a spreadsheet could take for formulas."""
+    lines = [dialogue(i, id=key, user=user, response=response)
+             for i, (key, (user, response)) in enumerate(FORMULA_TEXTS.items())]  # fmt: skip
+    call_command("import_dialogues", str(jsonl(lines)), batch="formulas")
+    make_user("ann_f", "annotator")
+    return Batch.objects.get(name="formulas")
+
+
+def _old_template(batch, tmp_path, monkeypatch, name="ann_f"):  # noqa: F811
+    """The sheet as the template made it before texts were written exactly: a quote before a formula-like text."""
+    with monkeypatch.context() as patched:
+        patched.setattr(template, "xlsx_string", xlsx_cell_text)
+        path = _export(batch, tmp_path, name)
+    return path
+
+
+@pytest.mark.parametrize("made_by", ["template", "old template"])
+def test_formula_like_texts_round_trip_through_xlsx_and_csv(formula_batch, tmp_path, monkeypatch, made_by):
+    if made_by == "old template":
+        made, written = _old_template(formula_batch, tmp_path, monkeypatch), xlsx_cell_text
+    else:
+        made, written = _export(formula_batch, tmp_path, "ann_f"), str
+    path = _fill(made, {written(key): values for key, values in FORMULA_FILLED.items()})
+    sheet = load_workbook(path)[layout.RATINGS_SHEET]
+    assert [sheet.cell(row=row, column=1).value for row in (2, 3, 4)] == [written(key) for key in FORMULA_TEXTS]
+    users = [sheet.cell(row=row, column=3).value for row in (2, 3, 4)]
+    assert users == [written(user) for user, _ in FORMULA_TEXTS.values()]
+
+    summary = sheet_import(path=path, dry_run=True)
+    assert (summary.created, summary.annotator) == (3, "ann_f")
+    as_csv = _as_csv(path, tmp_path / "ann_f.csv")
+    summary = sheet_import(path=as_csv, annotator=_user("ann_f"))
+    assert summary.created == 3
+    assert {key: value[:2] for key, value in _stored("ann_f").items()} == FORMULA_FILLED
+
+
+def test_formula_like_comments_are_stored_neutralised_and_formulas_refused(formula_batch, tmp_path):
+    comments = {"dialogue_000": "- 文脈が不明", "dialogue_001": "@田中 確認", "+dialogue_002": "良い"}
+    path = _fill(_export(formula_batch, tmp_path, "ann_f"), FORMULA_FILLED, comment=comments)
+    summary = sheet_import(path=path)
+    assert summary.comments == 3
+    assert sorted(ItemComment.objects.values_list("text", flat=True)) == ["'- 文脈が不明", "'@田中 確認", "良い"]
+    assert sheet_import(path=path).comments == 0  # the same comments again: nothing new
+
+    refused = _fill(path, {}, comment={"dialogue_001": '=HYPERLINK("http://x","y")'})
+    problems = _problems(path=refused)
+    assert problems == ['評価!M3 (コメント (comment)): a formula (=HYPERLINK("http://x","y")); type the value itself']
+    assert ItemComment.objects.count() == 3

@@ -12,7 +12,15 @@ from annotation.axes import AXES
 from annotation.spreadsheets import layout
 from annotation.spreadsheets.imports import sheet_import
 from tests.annotation.spreadsheets.test_export_template import _user, batch  # noqa: F401
-from tests.annotation.spreadsheets.test_import import FILLED, _export, _fill, _stored
+from tests.annotation.spreadsheets.test_import import (  # noqa: F401  (formula_batch: a fixture)
+    FILLED,
+    FORMULA_FILLED,
+    FORMULA_TEXTS,
+    _export,
+    _fill,
+    _stored,
+    formula_batch,
+)
 
 pytestmark = [
     pytest.mark.django_db,
@@ -63,3 +71,18 @@ def test_libreoffice_s_csv_of_a_filled_sheet_imports_the_same(batch, tmp_path): 
     summary = sheet_import(path=as_csv, annotator=_user("ann_x"))
     assert (summary.created, summary.updated) == (2, 1)
     assert {key: value[:2] for key, value in _stored().items() if key in FILLED} == FILLED
+
+
+def test_formula_like_texts_survive_libreoffice_as_texts_and_import(formula_batch, tmp_path):  # noqa: F811
+    converted = _convert(_export(formula_batch, tmp_path, "ann_f"), tmp_path / "calc", "xlsx")
+    sheet = load_workbook(converted)[layout.RATINGS_SHEET]
+    users = [sheet.cell(row=row, column=layout.KEYS.index("user") + 1) for row in (2, 3, 4)]
+    assert [(cell.value, cell.data_type) for cell in users] == [(user, "s") for user, _ in FORMULA_TEXTS.values()]
+    summary = sheet_import(path=_fill(converted, FORMULA_FILLED))
+    assert summary.created == 3
+
+    as_csv = _convert(_fill(_export(formula_batch, tmp_path, "ann_f"), FORMULA_FILLED), tmp_path / "csv",
+                      "csv:Text - txt - csv (StarCalc):44,34,76,1")  # fmt: skip
+    summary = sheet_import(path=as_csv, annotator=_user("ann_f"))
+    assert (summary.created, summary.unchanged) == (0, 3)
+    assert {key: value[:2] for key, value in _stored("ann_f").items()} == FORMULA_FILLED

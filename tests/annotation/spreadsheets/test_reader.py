@@ -549,21 +549,110 @@ def test_the_workbook_is_closed_even_when_reading_fails(tmp_path, monkeypatch):
 # ---------------------------------------------------------------------------------------------- formulas
 
 
-def test_a_formula_where_a_value_belongs_is_named_but_not_in_the_comment(tmp_path):
+def test_a_formula_where_a_value_belongs_is_named_and_in_the_comment_too(tmp_path):
     rows = [row(0, social="=1+2", comment="=良い"), row(1, avoidant_confidence="=0.5*2"), row(2, id='="dialogue_002"')]
     path = make_xlsx(tmp_path, rows, template=[unrated(0), unrated(1), unrated(2)])
 
     content = read_sheet(path)
 
-    assert located(content) == [(SHEET, 2, SOCIAL), (SHEET, 3, "J"), (SHEET, 4, ID)]
+    assert located(content) == [(SHEET, 2, SOCIAL), (SHEET, 2, COMMENT), (SHEET, 3, "J"), (SHEET, 4, ID)]
     assert all("a formula" in p.message and "type the value itself" in p.message for p in content.problems)
-    assert content.problems[0].value == "=1+2"
+    assert content.problems[0].value == "=1+2" and content.problems[1].value == "=良い"
 
 
 def test_a_formula_like_text_in_a_csv_score_is_named(tmp_path):
     problem = only_problem(read_sheet(make_csv(tmp_path, [row(0, self="=SUM(1,2)")])))
 
     assert (problem.row, problem.column) == (2, SELF) and "a formula" in problem.message
+
+
+FORMULAS = ('=HYPERLINK("http://x","y")', "=cmd|' /C calc'!A0", "=+1+1", "=-2+3", "=@SUM(A1)", "=1+1")
+
+
+def _string_cells(path, texts: dict[tuple[int, str], str]):
+    """``path`` with the cells at (row, column letter) holding ``texts`` as string cells (never formulas)."""
+    book = openpyxl.load_workbook(path)
+    for (number, letter), text in texts.items():
+        cell = book[SHEET][f"{letter}{number}"]
+        cell.value = text
+        cell.data_type = "s"
+    book.save(path)
+    return path
+
+
+@pytest.mark.parametrize("formula", FORMULAS)
+def test_a_formula_cell_in_the_comment_is_refused_like_one_in_a_score(tmp_path, formula):
+    content = read_sheet(make_xlsx(tmp_path, [row(0), row(1, comment=formula)]))
+
+    problem = only_problem(content)
+    assert (problem.sheet, problem.row, problem.column, problem.header) == (SHEET, 3, COMMENT, layout.HEADERS[-1])
+    assert problem.template == reader.msgids.FORMULA and problem.value == formula
+    assert [r.row for r in content.ratings] == [2]
+
+
+def test_a_formula_cell_in_the_comment_of_a_row_left_unrated_is_refused_too(tmp_path):
+    problem = only_problem(read_sheet(make_xlsx(tmp_path, [row(0), {**unrated(1), "comment": "=1+1"}])))
+
+    assert (problem.row, problem.column) == (3, COMMENT) and "a formula" in problem.message
+
+
+@pytest.mark.parametrize("formula", ['=HYPERLINK("http://x","y")', "=cmd|' /C calc'!A0", "=1+1"])
+def test_a_formula_in_a_csv_comment_is_refused_like_one_in_a_score(tmp_path, formula):
+    content = read_sheet(make_csv(tmp_path, [row(0, comment=formula), {**unrated(1), "comment": formula}]))
+
+    assert located(content) == [(content.problems[0].sheet, 2, COMMENT), (content.problems[0].sheet, 3, COMMENT)]
+    assert all(p.template == reader.msgids.FORMULA and p.value == formula for p in content.problems)
+    assert content.ratings == []
+
+
+# Texts a spreadsheet could take for a formula, as a comment cell holds them, and as they are stored.
+FORMULA_LIKE_COMMENTS = [
+    ("+1+1", "'+1+1"),
+    ("-2+3", "'-2+3"),
+    ("@SUM(A1)", "'@SUM(A1)"),
+    ("- unclear", "'- unclear"),
+    ("\t=1+1", "'=1+1"),
+    ("  -1 ", "'-1"),
+    ("＝同上", "'＝同上"),
+    ("'=1+1", "'=1+1"),  # neutralised already: left as it is
+    ("e-mail", "e-mail"),
+]
+
+
+@pytest.mark.parametrize(("text", "stored"), FORMULA_LIKE_COMMENTS)
+def test_a_formula_like_comment_in_a_csv_is_read_neutralised(tmp_path, text, stored):
+    content = read_sheet(make_csv(tmp_path, [row(0, comment=text)]))
+
+    assert content.problems == [] and content.ratings[0].comment == stored
+
+
+@pytest.mark.parametrize(
+    ("text", "stored"), [*FORMULA_LIKE_COMMENTS, ('=HYPERLINK("http://x","y")', '\'=HYPERLINK("http://x","y")')]
+)
+def test_a_formula_like_text_comment_in_a_workbook_is_read_neutralised(tmp_path, text, stored):
+    path = _string_cells(make_xlsx(tmp_path, [row(0)]), {(2, COMMENT): text})
+
+    content = read_sheet(path)
+
+    assert content.problems == [] and content.ratings[0].comment == stored
+
+
+def test_a_formula_cell_in_a_locked_column_is_a_changed_text_even_when_it_reads_the_same(tmp_path):
+    template = [unrated(0, user="=1+1"), unrated(1, user="=1+1")]
+    path = _string_cells(make_xlsx(tmp_path, [row(0, user="=1+1"), row(1, user="=1+1")], template=template),
+                         {(2, USER): "=1+1"})  # fmt: skip
+
+    content = read_sheet(path)
+
+    problem = only_problem(content)  # row 3's user cell is a formula whose text is the template's
+    assert (problem.row, problem.column, problem.template) == (3, None, reader.msgids.LOCKED_TEXTS_CHANGED)
+    assert [r.row for r in content.ratings] == [2] and content.ratings[0].texts[1] == "=1+1"
+
+
+def test_a_formula_like_locked_text_in_a_csv_is_read_as_it_is(tmp_path):
+    content = read_sheet(make_csv(tmp_path, [row(0, user="=1+1", response="-2+3")]))
+
+    assert content.problems == [] and content.ratings[0].texts[1:] == ("=1+1", "-2+3")
 
 
 # ---------------------------------------------------------------------------------------------- many problems

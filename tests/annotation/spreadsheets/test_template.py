@@ -1,5 +1,6 @@
 """The rating template writer, read back with openpyxl (pure, no database)."""
 
+import csv
 import io
 import zipfile
 
@@ -7,6 +8,7 @@ import pytest
 from openpyxl import Workbook, load_workbook
 
 from annotation.axes import AXES, AXIS_LABELS_JA
+from annotation.io.sheets import csv_cell, iter_csv
 from annotation.spreadsheets import layout
 from annotation.spreadsheets.template import MAX_CELL_CHARS, Guide, TemplateItem, put_text, write_template
 
@@ -236,17 +238,29 @@ def test_a_text_cell_is_never_a_formula_even_without_neutralising():
     assert cell.data_type == "s" and cell.value == "=1+1"
 
 
-def test_a_formula_text_is_stored_as_a_string():
-    wb = write([item(0, user='=HYPERLINK("http://x","y")')])
-    cell = wb[layout.RATINGS_SHEET].cell(row=2, column=COLUMN["user"])
-    assert cell.data_type == "s"
-    assert cell.value == '\'=HYPERLINK("http://x","y")'
+def test_a_formula_text_is_stored_as_a_string_shown_exactly():
+    wb = write([item(0, user='=HYPERLINK("http://x","y")', response="=1+1")])
+    for key, text in (("user", '=HYPERLINK("http://x","y")'), ("response", "=1+1")):
+        cell = wb[layout.RATINGS_SHEET].cell(row=2, column=COLUMN[key])
+        assert (cell.data_type, cell.value, cell.quotePrefix) == ("s", text, True), key
+    plain = wb[layout.RATINGS_SHEET].cell(row=2, column=COLUMN["id"])
+    assert (plain.data_type, plain.value, plain.quotePrefix) == ("s", "dialogue_000", False)
+
+
+def test_the_raw_cells_hold_the_text_without_a_quote(tmp_path):
+    target = tmp_path / "sheet.xlsx"
+    write([item(0, user="=1+1", response="@SUM(A1)")], target)
+    with zipfile.ZipFile(target) as archive:
+        sheet = archive.read("xl/worksheets/sheet1.xml").decode()
+        styles = archive.read("xl/styles.xml").decode()
+    assert '<c r="C2" s="' in sheet and "<is><t>=1+1</t></is>" in sheet and "<is><t>@SUM(A1)</t></is>" in sheet
+    assert "'=1+1" not in sheet and "<f>" not in sheet and 'quotePrefix="1"' in styles
 
 
 @pytest.mark.parametrize("trigger", TRIGGERS)
-def test_every_text_with_a_formula_trigger_is_neutralised(trigger):
+def test_every_text_with_a_formula_trigger_is_written_exactly_as_a_string(trigger):
     text = f"{trigger}1+1"
-    written = ("'" + text).replace("\r", "\n")
+    written = text.replace("\r", "\n")
     guide = Guide(title=text, paragraphs=[text], axes=[(text, text, [(1, text, text)])])
     items = [item(0, id=f"{trigger}id", user=text, response=text, comment=text, context=[])]
     wb = write(items, batch=text, annotator=text, guide=guide)
@@ -254,7 +268,8 @@ def test_every_text_with_a_formula_trigger_is_neutralised(trigger):
     for key in ("user", "response", "comment"):
         cell = ratings.cell(row=2, column=COLUMN[key])
         assert cell.data_type == "s" and cell.value == written, key
-    assert ratings.cell(row=2, column=COLUMN["id"]).value.startswith("'")
+        assert cell.quotePrefix == (trigger != "\r"), key  # "\n1+1" is no formula: no prefix needed
+    assert ratings.cell(row=2, column=COLUMN["id"]).value == f"{trigger}id".replace("\r", "\n")
     meta = meta_values(wb)
     assert meta["batch"] == written and meta["annotator"] == written
     assert meta_digests(wb)[0][1] == ratings.cell(row=2, column=COLUMN["id"]).value
@@ -265,6 +280,14 @@ def test_every_text_with_a_formula_trigger_is_neutralised(trigger):
     for ws in wb.worksheets:
         for row in ws.iter_rows():
             assert all(cell.data_type != "f" for cell in row)
+
+
+@pytest.mark.parametrize("trigger", TRIGGERS)
+def test_csv_exports_still_neutralise_what_the_template_now_writes_exactly(trigger):
+    text = f"{trigger}1+1"
+    assert csv_cell(text) == "'" + text
+    written = "".join(iter_csv(("id", "text"), [(text, f"x {text}")]))
+    assert list(csv.reader(io.StringIO(written, newline="")))[1] == ["'" + text, f"x {text}"]
 
 
 def test_a_text_over_the_cell_limit_names_the_item_and_the_field(tmp_path):
@@ -279,7 +302,7 @@ def test_a_text_over_the_cell_limit_names_the_item_and_the_field(tmp_path):
     with pytest.raises(ValueError, match=r"field 'comment'"):
         write([item(0, comment="😀" * 16_384)])  # 32,768 UTF-16 units, as Excel counts them
     with pytest.raises(ValueError, match=r"field 'user'"):
-        write([item(0, user="=" + "x" * (MAX_CELL_CHARS - 1))])  # the added quote makes it one too many
+        write([item(0, user="=" + "x" * MAX_CELL_CHARS)])
     with pytest.raises(ValueError, match=r"guide paragraph 1"):
         write([item(0)], guide=Guide("t", ["x" * 40_000], []))
 
@@ -287,6 +310,8 @@ def test_a_text_over_the_cell_limit_names_the_item_and_the_field(tmp_path):
 def test_a_text_of_exactly_the_cell_limit_is_written():
     ws = write([item(0, user="あ" * MAX_CELL_CHARS)])[layout.RATINGS_SHEET]
     assert len(cells(ws, 2)["user"]) == MAX_CELL_CHARS
+    ws = write([item(0, user="=" + "x" * (MAX_CELL_CHARS - 1))])[layout.RATINGS_SHEET]
+    assert cells(ws, 2)["user"] == "=" + "x" * (MAX_CELL_CHARS - 1)  # no quote added to count
 
 
 def test_no_items_gives_a_valid_workbook_with_the_header_only():
@@ -357,7 +382,6 @@ def test_two_thousand_items():
     ("items", "message"),
     [
         ([item(0), item(0)], "'dialogue_000': the id appears twice"),
-        ([item(0, id="'=a"), item(1, id="=a")], "the id appears twice"),  # equal once neutralised
         ([item(0, id="")], "the id is empty"),
         ([item(0, scores={"social": 6})], "the social score must be one of 1, 2, 3, 4, 5"),
         ([item(0, scores={"social": 2.0})], "the social score"),
@@ -374,6 +398,11 @@ def test_two_thousand_items():
 def test_bad_items_are_refused(items, message):
     with pytest.raises(ValueError, match=message):
         write(items)
+
+
+def test_ids_that_differ_by_a_leading_quote_are_two_ids():
+    ws = write([item(0, id="'=a"), item(1, id="=a")])[layout.RATINGS_SHEET]
+    assert [cells(ws, row)["id"] for row in (2, 3)] == ["'=a", "=a"]
 
 
 def test_bad_arguments_are_refused():

@@ -3,6 +3,7 @@
 
 import csv
 import io
+import logging
 
 import pytest
 from django.core.files.uploadedfile import SimpleUploadedFile
@@ -353,6 +354,24 @@ def test_a_large_csv_with_problems_fails_its_job_and_the_page_lists_them(ann_cli
     assert not Annotation.objects.exists()
     html = ann_client.get(response["Location"], headers=HTMX).content.decode()
     assert 'data-problems="2"' in html and "big.csv: 2 problems found." in html and "hx-trigger" not in html
+
+
+def test_a_refused_sheet_job_is_logged_as_one_warning_line_without_traceback(ann_client, batch, monkeypatch, caplog):
+    monkeypatch.setattr(sheet_uploads, "LARGE_UPLOAD_ROWS", 0)
+    commented = _csv_row(1)
+    commented[layout.KEYS.index("comment")] = '=HYPERLINK("http://x","y")'
+    data = _csv([_csv_row(0, scores=("9", "1", "1", "1")), commented])
+    ann_client.post(_urls(batch)["page"], {"file": _file(data, "big.csv")})
+    job = Job.objects.get(kind=SHEET_UPLOAD)
+    with caplog.at_level(logging.INFO):
+        job_run(job_id=job.pk)
+    job.refresh_from_db()
+    assert job.status == Job.Status.FAILED and "big.csv: 2 problem(s); nothing was stored" in job.error
+    assert [(p["row"], p["column"]) for p in job.result["problems"]] == [(2, "E"), (3, "M")]
+    records = [r for r in caplog.records if r.levelno >= logging.WARNING]
+    assert [(r.name, r.levelno) for r in records] == [("core.job_runner", logging.WARNING)]
+    assert records[0].exc_info is None and "\n" not in records[0].getMessage() and "Traceback" not in caplog.text
+    assert "big.csv: 2 problem(s); nothing was stored" in records[0].getMessage()
 
 
 def test_a_researchers_large_check_only_upload_stores_nothing(res_client, batch, ann, monkeypatch):
