@@ -11,6 +11,9 @@ Events, with JSON data and an ``id:`` line each (``<run>:<done>:<last problem>``
   unjudgedCount, judgeFailures}`` when the run ended (``summary``: the batch's ``BatchLayer3Results``),
   at once for a client that connects after the end.
 
+Authenticated like every other API view (a DRF view: the session or ``Authorization: Token <key>``),
+for researchers only, with the API's 401 and 403 answers.
+
 A reconnecting ``EventSource`` sends ``Last-Event-ID`` and gets only what came after it; after the
 ``complete`` of the latest run the answer is 204, which tells the browser to stop reconnecting. A
 comment line is sent every ``HEARTBEAT_SECONDS`` so proxies keep the connection open.
@@ -34,8 +37,12 @@ from django.conf import settings
 from django.core.handlers.asgi import ASGIRequest
 from django.http import HttpResponse, JsonResponse, StreamingHttpResponse
 from django.utils import translation
+from drf_spectacular.types import OpenApiTypes
+from drf_spectacular.utils import extend_schema
+from rest_framework.negotiation import BaseContentNegotiation
+from rest_framework.views import APIView
 
-from core.roles import RESEARCHER, has_role
+from core.permissions import IsResearcher
 from layer3.models import Layer3Run, Layer3RunProblem
 from layer3.panel.messages import problem_text
 from layer3.selectors import BatchNotFound, batch_get
@@ -64,31 +71,56 @@ def _parse_last_id(value: str | None) -> tuple[int, int, int, bool]:
     return run, done, error, len(parts) > 3 and parts[3] == "complete"
 
 
-def layer3_progress(request, batch_id: str):
-    if not request.user.is_authenticated:
-        response = JsonResponse({"success": False, "error": "log in first"}, status=401)
-        response["WWW-Authenticate"] = 'Session realm="api"'
+class _RefusalsInJson(BaseContentNegotiation):
+    """An ``EventSource`` asks for ``text/event-stream``: the stream is not rendered by DRF, and a refusal
+    (401, 403) is the API's JSON whatever was asked for, never 406."""
+
+    def select_parser(self, request, parsers):
+        return parsers[0] if parsers else None
+
+    def select_renderer(self, request, renderers, format_suffix=None):
+        return renderers[0], renderers[0].media_type
+
+
+class Layer3Progress(APIView):
+    """Authenticated like every API view (session or ``Authorization: Token``), researchers only."""
+
+    permission_classes = [IsResearcher]
+    content_negotiation_class = _RefusalsInJson
+
+    @extend_schema(
+        summary="The latest Layer3 run of a batch as Server-Sent Events (seed 002 §5.1); 204 after its complete",
+        description="Events `progress`, `error` and `complete`, each with an `id:` line: a client that reconnects "
+        "with `Last-Event-ID` gets only what came after it.",
+        responses={
+            (200, "text/event-stream"): OpenApiTypes.STR,
+            204: None,
+            403: OpenApiTypes.OBJECT,
+            404: OpenApiTypes.OBJECT,
+        },
+    )
+    def get(self, request, batch_id: str):
+        try:
+            batch = batch_get(batch_id)
+        except BatchNotFound as exc:
+            return JsonResponse({"success": False, "error": str(exc)}, status=404)
+        run = Layer3Run.objects.filter(batch=batch).order_by("-created_at", "-pk").first()
+        if run is None:
+            return JsonResponse({"success": False, "error": f"batch {batch.name} has no Layer3 run yet"}, status=404)
+        last_run, last_done, last_error, completed = _parse_last_id(request.headers.get("Last-Event-ID"))
+        if last_run == run.pk and completed:
+            return HttpResponse(status=204)  # the browser's EventSource stops reconnecting
+        if last_run != run.pk:
+            last_done, last_error = -1, 0
+        follower = RunFollower(run, last_done, last_error, language=translation.get_language())
+        stream = _async_stream(follower) if isinstance(request._request, ASGIRequest) else _stream(follower)
+        response = StreamingHttpResponse(stream, content_type="text/event-stream")
+        response["Cache-Control"] = "no-cache"
+        response["X-Accel-Buffering"] = "no"  # nginx: do not buffer the stream
         return response
-    if not has_role(request.user, RESEARCHER):
-        return JsonResponse({"success": False, "error": "This API is for users with the researcher role."}, status=403)
-    try:
-        batch = batch_get(batch_id)
-    except BatchNotFound as exc:
-        return JsonResponse({"success": False, "error": str(exc)}, status=404)
-    run = Layer3Run.objects.filter(batch=batch).order_by("-created_at", "-pk").first()
-    if run is None:
-        return JsonResponse({"success": False, "error": f"batch {batch.name} has no Layer3 run yet"}, status=404)
-    last_run, last_done, last_error, completed = _parse_last_id(request.headers.get("Last-Event-ID"))
-    if last_run == run.pk and completed:
-        return HttpResponse(status=204)  # the browser's EventSource stops reconnecting
-    if last_run != run.pk:
-        last_done, last_error = -1, 0
-    follower = RunFollower(run, last_done, last_error, language=translation.get_language())
-    stream = _async_stream(follower) if isinstance(request, ASGIRequest) else _stream(follower)
-    response = StreamingHttpResponse(stream, content_type="text/event-stream")
-    response["Cache-Control"] = "no-cache"
-    response["X-Accel-Buffering"] = "no"  # nginx: do not buffer the stream
-    return response
+
+
+layer3_progress = Layer3Progress.as_view()
 
 
 class RunFollower:
