@@ -356,6 +356,8 @@ SPECTACULAR_SETTINGS = {
 # --- logging --------------------------------------------------------------------------------
 # Debug pages mask URLs with credentials too (DATABASE_URL, CELERY_BROKER_URL, LLM_BASE_URL, ...).
 DEFAULT_EXCEPTION_REPORTER_FILTER = "core.redaction.SecretsExceptionReporterFilter"
+# ... and query-string keys (?api-key=) in the request's URL and GET, and in the exception's message.
+DEFAULT_EXCEPTION_REPORTER = "core.redaction.SecretsExceptionReporter"
 
 LOGGING = {
     "version": 1,
