@@ -362,7 +362,10 @@ DEFAULT_EXCEPTION_REPORTER = "core.redaction.SecretsExceptionReporter"
 LOGGING = {
     "version": 1,
     "disable_existing_loggers": False,
-    "filters": {"redact_secrets": {"()": "core.logging.RedactSecretsFilter"}},
+    "filters": {
+        "redact_secrets": {"()": "core.logging.RedactSecretsFilter"},
+        "forbidden_one_line": {"()": "core.logging.ForbiddenOneLineFilter"},
+    },
     "formatters": {"plain": {"format": "%(asctime)s %(levelname)s %(name)s: %(message)s"}},
     "handlers": {
         "console": {
@@ -374,5 +377,11 @@ LOGGING = {
     "root": {"handlers": ["console"], "level": LOG_LEVEL},
     # The llm logger records every attempt; httpx would repeat each request at INFO.
     # axes logs every successful login at INFO; lockouts come at WARNING.
-    "loggers": {"django.db.backends": {"level": "INFO"}, "httpx": {"level": "WARNING"}, "axes": {"level": "WARNING"}},
+    # A 403 is one line (method, path, user, reason), not a PermissionDenied's traceback.
+    "loggers": {
+        "django.db.backends": {"level": "INFO"},
+        "httpx": {"level": "WARNING"},
+        "axes": {"level": "WARNING"},
+        "django.request": {"filters": ["forbidden_one_line"]},
+    },
 }

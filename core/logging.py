@@ -1,8 +1,13 @@
-"""A logging filter that keeps configured secrets out of every log line."""
+"""Logging filters: configured secrets kept out of every log line; a 403 on one line."""
 
 from __future__ import annotations
 
+import json
 import logging
+import re
+import sys
+
+from django.utils.log import log_response
 
 from core.redaction import configured_secrets, redact
 
@@ -36,3 +41,72 @@ class RedactSecretsFilter(logging.Filter):
             if cleaned != text:
                 record.exc_text, record.exc_info = cleaned, None
         return True
+
+
+_CONTROL = re.compile(r"[\x00-\x1f\x7f-\x9f]")
+
+
+def _one_line(text: str) -> str:
+    """``text`` with its control characters escaped (``\\n``): a reason or a path cannot forge a log line."""
+    return _CONTROL.sub(lambda match: match[0].encode("unicode_escape").decode("ascii"), text)
+
+
+def _response_reason(response) -> str:
+    """What a refusal says: the API's ``error``/``detail`` (a DRF response's data or a JSON body)."""
+    data = getattr(response, "data", None)
+    is_json = response is not None and response.get("Content-Type", "").startswith("application/json")
+    if data is None and is_json and not response.streaming and len(response.content) < 65536:
+        try:
+            data = json.loads(response.content)
+        except ValueError:
+            return ""
+    if isinstance(data, dict):
+        for key in ("error", "detail"):
+            if isinstance(data.get(key), str):
+                return data[key]
+    return ""
+
+
+def _logged_response():
+    """The response ``django.utils.log.log_response`` is logging: it names its status on the record, not
+    the response itself. ``None`` when the record comes from elsewhere."""
+    frame = sys._getframe(1)
+    for _depth in range(16):
+        if frame is None:
+            return None
+        if frame.f_code is log_response.__code__:
+            return frame.f_locals.get("response")
+        frame = frame.f_back
+    return None
+
+
+class ForbiddenOneLineFilter(logging.Filter):
+    """``django.request``'s record of a 403 as one WARNING line: ``Forbidden: <method> <path> (user <id>):
+    <reason>``, without a traceback.
+
+    Django logs a ``PermissionDenied`` (a page for another role) with its traceback, and an API's 403 as
+    ``Forbidden: <path>`` with neither the user nor the reason; a refusal is expected, a traceback says
+    nothing about it and buries the real errors, which keep theirs (only status 403 is rewritten).
+    """
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        request = getattr(record, "request", None)
+        if getattr(record, "status_code", None) != 403 or request is None:
+            return True
+        exception = record.exc_info[1] if record.exc_info else None
+        reason = str(exception) if exception is not None else _response_reason(_logged_response())
+        path = request.path.encode("unicode_escape").decode("ascii")  # as Django writes it
+        record.msg = "Forbidden: %s %s (user %s)" + (": %s" if reason else "")
+        method = _one_line(str(request.method))
+        record.args = (method, path, _user_id(request)) + ((_one_line(reason),) if reason else ())
+        record.exc_info, record.exc_text, record.stack_info = None, None, None
+        record.levelno, record.levelname = logging.WARNING, logging.getLevelName(logging.WARNING)
+        return True
+
+
+def _user_id(request) -> str:
+    try:
+        user = request.user
+        return str(user.pk) if user.is_authenticated else "anonymous"
+    except Exception:  # no user on the request (a middleware refused before authentication), or no database
+        return "unknown"
