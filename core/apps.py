@@ -7,4 +7,5 @@ class CoreConfig(AppConfig):
     verbose_name = _("Core")
 
     def ready(self) -> None:
-        from core import api_schema, job_handlers  # noqa: F401  (the schema's auth schemes; the core job kinds)
+        # the schema's auth schemes; the core job kinds; the <id:> URL converter
+        from core import api_schema, converters, job_handlers  # noqa: F401

@@ -13,13 +13,13 @@ from __future__ import annotations
 
 import gc
 import json
-import re
 from collections.abc import Iterable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 
-import orjson
+from core.json_strict import BLANK, check_text
+from core.names import batch_name_problem
 
 MAX_PROBLEMS = 100
 
@@ -126,23 +126,17 @@ class ProblemLog:
 def read_jsonl(path: str | Path) -> Iterator[tuple[int, object]]:
     """Yield (line number, parsed JSON object) or (line number, Problem) for each non-blank line.
 
-    Strict JSON, plus what a database or a later reader would trip over: a key given twice in one
-    object (JSON parsers keep the last silently), a lone surrogate (``"\\ud800"``: not Unicode, so
-    it cannot be stored or written out), a NUL character (PostgreSQL cannot store it in text).
+    Each line is strict JSON under ``core.json_strict``'s rules: nesting depth, duplicate keys, lone
+    surrogates, NUL characters and 64-bit integers, besides what JSON itself requires.
     """
     name = str(path)
     with open(path, "rb") as handle:
         for number, raw in enumerate(handle, start=1):
-            if number == 1 and raw.startswith(b"\xef\xbb\xbf"):
-                raw = raw[3:]
-            try:
-                value = orjson.loads(raw)  # fast path; strict JSON and strict UTF-8
-            except orjson.JSONDecodeError:
-                value = _parse_slowly(name, number, raw)  # blank line, or an error to explain
-                if value is None:
-                    continue
-            if isinstance(value, Problem):
-                yield number, value
+            value, finding = check_text(raw, strip_bom=number == 1)
+            if finding is not None:
+                yield number, Problem.of(name, number, finding.path, finding.template, **finding.params)
+            elif value is BLANK:
+                continue
             elif not isinstance(value, dict):
                 yield (
                     number,
@@ -155,119 +149,7 @@ def read_jsonl(path: str | Path) -> Iterator[tuple[int, object]]:
                     ),
                 )
             else:
-                unsafe = _unsafe_text(name, number, value) if _ESCAPES.search(raw) else None
-                yield number, unsafe or _duplicate_key(name, number, raw, value) or value
-
-
-_KEY = re.compile(rb'"\s*:')
-# NUL and surrogates can only come in as escapes (raw bytes would not be valid JSON or UTF-8).
-_ESCAPES = re.compile(rb"\\u(?:0000|[dD][89a-fA-F])")
-_SURROGATE = re.compile("[\ud800-\udfff]")
-
-
-def _count_keys(value: dict | list) -> int:
-    """Keys in ``value`` and every object inside it (type checks, not isinstance: this runs per line)."""
-    if type(value) is dict:
-        n, items = len(value), value.values()
-    else:
-        n, items = 0, value
-    for item in items:
-        kind = type(item)
-        if kind is dict or kind is list:
-            n += _count_keys(item)
-    return n
-
-
-def _key_like(raw: bytes) -> int:
-    """An upper bound of the keys written in ``raw``: every ``"`` followed by ``:``, whatever the spacing."""
-    if b'"\t' in raw or b'"  ' in raw:  # unusual spacing: the full pattern
-        return len(_KEY.findall(raw))
-    return raw.count(b'":') + raw.count(b'" :')
-
-
-def _duplicate_key(name: str, number: int, raw: bytes, value: dict) -> Problem | None:
-    """A key given twice in one object. Only lines with more key-like ``":`` than parsed keys are re-read."""
-    if _key_like(raw) <= _count_keys(value):
-        return None
-    found: list[str] = []
-
-    def pairs(items):
-        seen: dict = {}
-        for key, item in items:
-            if key in seen and not found:
-                found.append(key)
-            seen[key] = item
-        return seen
-
-    json.loads(raw.decode("utf-8-sig" if number == 1 else "utf-8"), object_pairs_hook=pairs)
-    if not found:
-        return None
-    template = gettext_noop("key %(key)s appears twice in one object; give each key once")
-    return Problem.of(name, number, "$", template, key=repr(found[0]))
-
-
-def _unsafe_text(name: str, number: int, value) -> Problem | None:
-    """The first string (key or value) holding a lone surrogate or a NUL character, by JSON path."""
-    for path, text in _strings(value, "$"):
-        if "\x00" in text:
-            template = gettext_noop("contains a NUL character (\\u0000), which cannot be stored; remove it")
-            return Problem.of(name, number, path, template)
-        surrogate = _SURROGATE.search(text)
-        if surrogate:
-            template = gettext_noop(
-                "contains a lone surrogate %(escape)s at character %(position)s, which is not Unicode text; "
-                "write the character itself or its full surrogate pair"
-            )
-            escape = f"\\u{ord(surrogate[0]):04x}"
-            return Problem.of(name, number, path, template, escape=escape, position=surrogate.start() + 1)
-    return None
-
-
-def _strings(value, path: str):
-    if isinstance(value, str):
-        yield path, value
-    elif isinstance(value, dict):
-        for key, item in value.items():
-            yield f"{path}.{key}", key
-            yield from _strings(item, f"{path}.{key}")
-    elif isinstance(value, list):
-        for i, item in enumerate(value):
-            yield from _strings(item, f"{path}[{i}]")
-
-
-def _parse_slowly(name: str, number: int, raw: bytes):
-    """The standard library's reading of a line orjson refused: None (blank), a value, or a Problem."""
-    try:
-        text = raw.decode("utf-8")
-    except UnicodeDecodeError as exc:
-        template = gettext_noop("not UTF-8 (byte %(byte)s at byte %(position)s); save as UTF-8")
-        return Problem.of(name, number, "$", template, byte=f"0x{raw[exc.start]:02x}", position=exc.start + 1)
-    text = text.rstrip("\r\n")
-    if not text.strip():
-        return None
-    try:
-        return _DECODER.decode(text)
-    except ValueError as exc:
-        if isinstance(exc, json.JSONDecodeError):
-            template = gettext_noop("invalid JSON: %(detail_text)s at column %(column)s")
-            return Problem.of(name, number, "$", template, detail_text=exc.msg, column=exc.colno)
-        if isinstance(exc, _NotStrictJson):
-            template = gettext_noop("invalid JSON: %(constant)s is not a number in strict JSON")
-            return Problem.of(name, number, "$", template, constant=exc.constant)
-        return Problem.of(name, number, "$", gettext_noop("invalid JSON: %(detail)s"), detail=str(exc))
-
-
-class _NotStrictJson(ValueError):
-    def __init__(self, constant: str) -> None:
-        super().__init__(f"{constant} is not a number in strict JSON")
-        self.constant = constant
-
-
-def _reject_constant(name: str):
-    raise _NotStrictJson(name)
-
-
-_DECODER = json.JSONDecoder(parse_constant=_reject_constant)
+                yield number, value
 
 
 def describe_value(value) -> str:
@@ -351,23 +233,14 @@ def load_records_with_unique_ids(paths: Iterable[str | Path], parse, *, log: Pro
 
 
 def check_batch_name(name: str, log: ProblemLog, *, limit: int, digits_only: bool = True) -> None:
-    """A ``--batch`` name must be given and fit the column (``limit`` characters).
+    """A ``--batch`` name must follow ``core.names`` (printable, no ``/``, at most ``limit`` characters).
 
     ``digits_only=False``: refuse a name of digits only, where URLs and commands read digits as a batch id.
     """
-    if not digits_only and name.strip().isdigit():
-        template = gettext_noop(
-            "the batch name %(name)s is only digits, which URLs and commands read as a batch id; "
-            "give a name with a letter in it (e.g. batch-%(name)s)"
-        )
-        log.add(Problem.of("--batch", None, "name", template, name=name.strip()))
-    elif not name.strip():
-        log.add(
-            Problem.of("--batch", None, "name", gettext_noop("the batch name is empty; give one with --batch NAME"))
-        )
-    elif len(name) > limit:
-        template = gettext_noop("the batch name has %(length)s characters; at most %(limit)s fit")
-        log.add(Problem.of("--batch", None, "name", template, length=len(name), limit=limit))
+    problem = batch_name_problem(name, limit=limit, digits_allowed=digits_only)
+    if problem is not None:
+        template, params = problem
+        log.add(Problem.of("--batch", None, "name", template, **params))
 
 
 def report_files_without_records(paths, records, log: ProblemLog, *, empty: str) -> None:

@@ -14,5 +14,5 @@ urlpatterns = [
     path("jobs/<uuid:job_id>/", views.job_detail, name="job-detail"),
     path("jobs/<uuid:job_id>/cancel/", views.job_cancel_view, name="job-cancel"),
     path("account/tokens/", token_views.tokens, name="api-tokens"),
-    path("account/tokens/<int:token_id>/revoke/", token_views.token_revoke_view, name="api-token-revoke"),
+    path("account/tokens/<id:token_id>/revoke/", token_views.token_revoke_view, name="api-token-revoke"),
 ]

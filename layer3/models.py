@@ -11,11 +11,15 @@ from django.db.models import Q
 from django.utils import timezone
 from django.utils.translation import gettext_lazy as _
 
+from core.validators import BatchNameValidator
+
 
 class Batch(models.Model):
     """One batch execution: trials generated together for an experiment."""
 
-    name = models.CharField(_("name"), max_length=100, unique=True)
+    name = models.CharField(
+        _("name"), max_length=100, unique=True, validators=[BatchNameValidator(limit=100, digits_allowed=False)]
+    )
     experiment_id = models.CharField(_("experiment id"), max_length=100, blank=True)
     created_at = models.DateTimeField(_("created at"), default=timezone.now)
     layer3_results = models.JSONField(_("Layer3 results"), null=True, blank=True)  # BatchLayer3Results

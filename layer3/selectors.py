@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
+from core.query_params import parse_id
 from layer3.metrics.batch import RESULTS_VERSION
 from layer3.metrics.jscompat import js_iso_timestamp
 from layer3.models import Batch, TrialLog
@@ -26,8 +27,9 @@ def batch_get(identifier: str | int) -> Batch:
     ``BatchNotFound`` says what was looked for and names some batches.
     """
     text = str(identifier).strip()
-    if text.isdigit():
-        batch = Batch.objects.filter(pk=int(text)).first()
+    if text.isascii() and text.isdigit():
+        number = parse_id(text)
+        batch = Batch.objects.filter(pk=number).first() if number is not None else None
         what = f"no batch with id {text}"
     else:
         batch = Batch.objects.filter(name=text).first()

@@ -3,5 +3,5 @@ from django.urls import path
 from annotation.activity import views
 
 urlpatterns = [
-    path("research/batches/<int:pk>/activity/", views.activity, name="activity"),
+    path("research/batches/<id:pk>/activity/", views.activity, name="activity"),
 ]

@@ -7,6 +7,7 @@ from annotation.axes import AXES
 from annotation.dashboard.flag_text import KIND_LABELS, kind_label
 from annotation.guidelines.scale import AXIS_NAMES
 from annotation.models import Batch, QualityFlag
+from core.query_params import parse_id
 
 
 class KindFilter(admin.SimpleListFilter):
@@ -49,6 +50,6 @@ class BatchFilter(admin.SimpleListFilter):
     def queryset(self, request, queryset):
         if self.value() == "-":
             return queryset.filter(flag_batch__isnull=True)
-        if self.value() and self.value().isdigit():
-            return queryset.filter(flag_batch=int(self.value()))
+        if parse_id(self.value()) is not None:
+            return queryset.filter(flag_batch=parse_id(self.value()))
         return queryset

@@ -12,7 +12,6 @@ from __future__ import annotations
 from django.db.models import Prefetch
 from drf_spectacular.utils import OpenApiExample, OpenApiParameter, OpenApiResponse, extend_schema
 from rest_framework import serializers, status, viewsets
-from rest_framework.parsers import JSONParser
 from rest_framework.response import Response
 
 from annotation.api import filters
@@ -25,6 +24,8 @@ from annotation.axes import AXES
 from annotation.collection.queue import Outcome, rating_submit
 from annotation.models import Annotation, AnnotationEdit, Assignment
 from annotation.services import annotation_update
+from core.api_fields import StrictFloatField, StrictIntegerField
+from core.api_parsers import StrictJSONParser
 
 _SCORE_ERRORS = {name: "expected a whole number from 1 to 5" for name in ("invalid", "min_value", "max_value")}
 _CONFIDENCE_ERRORS = {name: "expected a number from 0 to 1" for name in ("invalid", "min_value", "max_value")}
@@ -47,7 +48,7 @@ class ScoresSerializer(_AxesSerializer):
 
     def value_field(self, required: bool) -> serializers.Field:
         errors = {**_SCORE_ERRORS, "required": f"every axis needs a score: {', '.join(AXES)}"}
-        return serializers.IntegerField(min_value=1, max_value=5, required=required, error_messages=errors)
+        return StrictIntegerField(min_value=1, max_value=5, required=required, error_messages=errors)
 
 
 class ConfidenceSerializer(_AxesSerializer):
@@ -55,7 +56,7 @@ class ConfidenceSerializer(_AxesSerializer):
 
     def value_field(self, required: bool) -> serializers.Field:
         errors = {**_CONFIDENCE_ERRORS, "required": f"every axis needs a confidence: {', '.join(AXES)}"}
-        return serializers.FloatField(min_value=0.0, max_value=1.0, required=required, error_messages=errors)
+        return StrictFloatField(min_value=0.0, max_value=1.0, required=required, error_messages=errors)
 
 
 class ScoreChangesSerializer(ScoresSerializer):
@@ -96,7 +97,7 @@ class AnnotationSerializer(serializers.ModelSerializer):
 
 
 class SubmitSerializer(StrictFieldsMixin, serializers.Serializer):
-    assignment_id = serializers.IntegerField(help_text="from POST batches/{id}/next/")
+    assignment_id = StrictIntegerField(help_text="from POST batches/{id}/next/")
     scores = ScoresSerializer()
     confidence = ConfidenceSerializer()
 
@@ -146,7 +147,7 @@ class AnnotationViewSet(ApiErrorsMixin, viewsets.GenericViewSet):
 
     pagination_class = Pages
     serializer_class = AnnotationSerializer
-    parser_classes = [JSONParser]
+    parser_classes = [StrictJSONParser]
     queryset = Annotation.objects.none()
 
     def get_permissions(self):

@@ -1,4 +1,7 @@
-"""Error bodies of the annotation API: ``{"success": false, "error", "field"?, "errors"?}``, the project's shape.
+"""Error bodies of the annotation API: ``{"success": false, "error", "detail", "problems", "field"?, "errors"?}``.
+
+``detail`` and ``problems`` are the whole API's shape (``core.api_errors``); ``field`` and ``errors``
+are this API's older keys, kept for its clients.
 
 Every refusal is JSON with one readable ``error``. A validation error also names the first bad field
 as a JSON path (``scores.social``) and lists every problem under ``errors`` as ``{field, message}``,
@@ -9,6 +12,9 @@ from __future__ import annotations
 
 from rest_framework import exceptions, status
 from rest_framework.views import exception_handler
+
+from core.api_errors import api_exception_handler as core_exception_handler
+from core.api_parsers import JsonBodyError
 
 
 class ApiError(exceptions.APIException):
@@ -61,6 +67,8 @@ def _text(problem: dict) -> str:
 
 
 def api_exception_handler(exc, context):
+    if isinstance(exc, JsonBodyError):  # a body refused before any field is read: the project's shape
+        return core_exception_handler(exc, context)
     response = exception_handler(exc, context)
     if response is None:
         return None
@@ -76,6 +84,10 @@ def api_exception_handler(exc, context):
             if exc.field:
                 body["field"] = exc.field
             body.update(exc.extra)
+    body["detail"] = body["error"]
+    if "problems" not in body:  # an upload's located problems ({file, line, path, message}) stay as they are
+        errors = body.get("errors") or [{"field": body.get("field"), "message": body["error"]}]
+        body["problems"] = [{"path": p["field"], "message": p["message"]} for p in errors]
     response.data = body
     return response
 

@@ -12,10 +12,12 @@ from datetime import datetime, time
 from django.contrib.auth import get_user_model
 from django.utils import timezone
 from django.utils.dateparse import parse_date, parse_datetime
+from django.utils.translation import gettext
 from drf_spectacular.utils import OpenApiParameter
 
 from annotation.api.errors import invalid
 from annotation.models import Batch
+from core import query_params
 
 TRUE, FALSE = ("true", "1", "yes", "on"), ("false", "0", "no", "off", "")
 
@@ -26,13 +28,10 @@ def _given(params, name: str) -> str | None:
 
 
 def whole_number(params, name: str) -> int | None:
-    value = _given(params, name)
-    if value is None:
-        return None
     try:
-        return int(value)
-    except ValueError:
-        raise invalid(name, f"expected a whole number (an id), got {value!r}") from None
+        return query_params.whole_number(params, name)
+    except query_params.QueryParamError as exc:
+        raise invalid(name, exc.translated(gettext)) from None
 
 
 def choice(params, name: str, choices) -> str | None:

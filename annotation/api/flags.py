@@ -12,7 +12,6 @@ from django.db.models import Q
 from drf_spectacular.utils import OpenApiExample, OpenApiParameter, extend_schema
 from rest_framework import serializers, viewsets
 from rest_framework.exceptions import PermissionDenied
-from rest_framework.parsers import JSONParser
 from rest_framework.response import Response
 
 from annotation.api import filters
@@ -24,6 +23,7 @@ from annotation.api.strict import StrictFieldsMixin
 from annotation.models import QualityFlag
 from annotation.review.flags import can_review_flags, flags_review
 from annotation.review.services import ReviewError
+from core.api_parsers import StrictJSONParser
 
 
 class FlagSerializer(StrictFieldsMixin, serializers.ModelSerializer):
@@ -64,7 +64,7 @@ class FlagViewSet(ApiErrorsMixin, viewsets.GenericViewSet):
     permission_classes = [IsResearcher]
     pagination_class = Pages
     serializer_class = FlagSerializer
-    parser_classes = [JSONParser]
+    parser_classes = [StrictJSONParser]
     queryset = QualityFlag.objects.none()
 
     def get_queryset(self):

@@ -10,7 +10,6 @@ from __future__ import annotations
 
 from drf_spectacular.utils import OpenApiExample, OpenApiParameter, extend_schema
 from rest_framework import serializers, status, viewsets
-from rest_framework.parsers import JSONParser
 from rest_framework.response import Response
 
 from annotation.aggregation.consensus import METHODS
@@ -26,6 +25,8 @@ from annotation.axes import AXES
 from annotation.job_handlers import AGREEMENT_REPORT, MAX_N_BOOT
 from annotation.models import AgreementReport, Annotation, Batch
 from annotation.review.selectors import batch_consensus
+from core.api_fields import StrictIntegerField
+from core.api_parsers import StrictJSONParser
 from core.services import job_enqueue
 
 
@@ -51,7 +52,7 @@ class ReportDetailSerializer(ReportSerializer):
 
 
 class ReportRequestSerializer(StrictFieldsMixin, serializers.Serializer):
-    n_boot = serializers.IntegerField(
+    n_boot = StrictIntegerField(
         min_value=0, max_value=MAX_N_BOOT, required=False, default=N_BOOT,
         help_text=f"bootstrap replicates for the confidence intervals (default {N_BOOT}; 0 for none)",
     )  # fmt: skip
@@ -101,7 +102,7 @@ class ReportViewSet(ApiErrorsMixin, viewsets.GenericViewSet):
     permission_classes = [IsResearcher]
     pagination_class = Pages
     serializer_class = ReportSerializer
-    parser_classes = [JSONParser]
+    parser_classes = [StrictJSONParser]
     queryset = AgreementReport.objects.none()
 
     def get_queryset(self):

@@ -30,6 +30,7 @@ from annotation.audits.selectors import audits_for_rater, rating_history
 from annotation.collection.training import qualification_required
 from annotation.models import AuditAssignment, AuditRating, AuditRatingEdit, JudgeAudit
 from core.permissions import annotator_required
+from core.query_params import parse_id
 
 PER_PAGE = 50
 EDITS_SHOWN = 10  # per rating in the history; the edit page lists them all
@@ -163,9 +164,9 @@ def _decorate(ratings) -> None:
 @require_GET
 def history(request):
     audit = None
-    wanted = request.GET.get("audit", "")
-    if wanted.isdigit():
-        audit = JudgeAudit.objects.filter(pk=int(wanted)).first()
+    wanted = parse_id(request.GET.get("audit", ""))
+    if wanted is not None:
+        audit = JudgeAudit.objects.filter(pk=wanted).first()
     edits = AuditRatingEdit.objects.select_related("edited_by").order_by("-edited_at", "-pk")
     ratings = (
         rating_history(request.user, audit=audit)

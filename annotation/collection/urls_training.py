@@ -9,11 +9,11 @@ urlpatterns = [
     path("guidelines/", views_guidelines.guidelines, name="guidelines"),
     path("training/", views_training.training_start, name="training"),
     path("training/practice/", views_training.practice, name="practice"),
-    path("training/practice/<int:answer_id>/", views_training.practice_feedback, name="practice-feedback"),
+    path("training/practice/<id:answer_id>/", views_training.practice_feedback, name="practice-feedback"),
     path("training/qualification/", views_training.qualification, name="qualification"),
     path("training/qualification/start/", views_training.qualification_start, name="qualification-start"),
     path(
-        "training/qualification/<int:attempt_id>/",
+        "training/qualification/<id:attempt_id>/",
         views_training.qualification_result,
         name="qualification-result",
     ),

@@ -43,6 +43,7 @@ from annotation.models import Annotation, Assignment, Batch
 from annotation.review.services import ReviewError, item_comment_create
 from annotation.services import annotation_update
 from core.permissions import annotator_required
+from core.query_params import parse_id
 
 ANNOTATOR_EDIT = "annotator edit"  # the reason stored when the annotator gives none
 
@@ -128,12 +129,12 @@ def rate(request, batch_id: int):
 
 def _skip_to_undo(request, batch: Batch) -> Assignment | None:
     """After a skip without HTMX (``?undo=<assignment>``): the annotator's skip that the toast offers to undo."""
-    undo = request.GET.get("undo", "")
-    if not undo.isdigit():
+    undo = parse_id(request.GET.get("undo", ""))
+    if undo is None:
         return None
     return (
         Assignment.objects.select_related("dialogue")
-        .filter(pk=int(undo), annotator=request.user, batch=batch, status=Assignment.Status.SKIPPED)
+        .filter(pk=undo, annotator=request.user, batch=batch, status=Assignment.Status.SKIPPED)
         .first()
     )
 

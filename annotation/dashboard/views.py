@@ -21,6 +21,7 @@ from annotation.llm_rater import UNAVAILABLE_OFFLINE, LLMRaterUnavailable, llm_r
 from annotation.models import Batch
 from core.models import Job
 from core.permissions import researcher_required
+from core.query_params import parse_id
 from core.services import job_enqueue
 from llm import services as gateway
 
@@ -28,10 +29,10 @@ PAGE = "annotation/dashboard/page.html"
 
 
 def _int_or_404(value: str) -> int:
-    try:
-        return int(value)
-    except (TypeError, ValueError):
-        raise Http404(f"not a batch id: {value!r}") from None
+    number = parse_id(value)
+    if number is None:
+        raise Http404(f"not a batch id: {value[:40]!r}")
+    return number
 
 
 def _chosen_batch(request, batches: list[Batch]) -> Batch | None:

@@ -6,6 +6,8 @@ from django.db.models import Q
 from django.utils import timezone
 from django.utils.translation import gettext_lazy as _
 
+from core.validators import BatchNameValidator
+
 
 class Batch(models.Model):
     """A set of dialogues imported together and annotated under the same settings."""
@@ -15,7 +17,7 @@ class Batch(models.Model):
         PAUSED = "paused", _("Paused")  # hands out nothing; open reservations may still be submitted
         CLOSED = "closed", _("Closed")
 
-    name = models.CharField(_("name"), max_length=100, unique=True)
+    name = models.CharField(_("name"), max_length=100, unique=True, validators=[BatchNameValidator(limit=100)])
     description = models.TextField(_("description"), blank=True)
     annotations_per_item = models.PositiveSmallIntegerField(_("annotations per item"), default=3)
     created_at = models.DateTimeField(_("created at"), default=timezone.now)

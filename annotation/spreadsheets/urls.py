@@ -5,8 +5,8 @@ from django.urls import path
 from annotation.spreadsheets import views
 
 urlpatterns = [
-    path("annotate/<int:batch_id>/sheet.xlsx", views.annotator_template, name="sheet-template"),
-    path("annotate/<int:batch_id>/sheet/", views.annotator_sheet, name="sheet"),
-    path("research/batches/<int:pk>/sheet.xlsx", views.batch_template, name="batch-sheet-template"),
-    path("research/batches/<int:pk>/sheet/", views.batch_sheet, name="batch-sheet"),
+    path("annotate/<id:batch_id>/sheet.xlsx", views.annotator_template, name="sheet-template"),
+    path("annotate/<id:batch_id>/sheet/", views.annotator_sheet, name="sheet"),
+    path("research/batches/<id:pk>/sheet.xlsx", views.batch_template, name="batch-sheet-template"),
+    path("research/batches/<id:pk>/sheet/", views.batch_sheet, name="batch-sheet"),
 ]

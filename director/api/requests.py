@@ -8,6 +8,8 @@ from __future__ import annotations
 from collections.abc import Mapping
 from datetime import datetime
 
+from core.query_params import parse_id
+
 STATUSES = ("PASS", "WARN", "RETRY", "MODIFY")
 LANGUAGES = ("ja", "en")
 MAX_TEXT = 2000
@@ -133,9 +135,10 @@ def parse_verdict_filters(query: Mapping[str, str]) -> dict:
         if query.get(key):
             filters[key] = query[key]
     if query.get("session"):
-        if not query["session"].isdigit():
-            raise RequestError("session", "expected a session id (a whole number)")
-        filters["session"] = int(query["session"])
+        session = parse_id(query["session"])
+        if session is None:
+            raise RequestError("session", "expected a session id (a whole number of at most 18 digits)")
+        filters["session"] = session
     if query.get("since"):
         try:
             filters["since"] = datetime.fromisoformat(query["since"].replace("Z", "+00:00"))

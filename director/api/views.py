@@ -14,9 +14,9 @@ from drf_spectacular.utils import OpenApiParameter, extend_schema
 from rest_framework import status
 from rest_framework.decorators import api_view, parser_classes, permission_classes
 from rest_framework.pagination import PageNumberPagination
-from rest_framework.parsers import JSONParser
 from rest_framework.response import Response
 
+from core.api_parsers import StrictJSONParser
 from core.permissions import IsResearcher
 from director.api.requests import RequestError, parse_check, parse_session, parse_turn, parse_verdict_filters
 from director.api.shapes import attempt_dict, session_dict, verdict_dict
@@ -46,7 +46,7 @@ def _error(code: int, message: str, field: str | None = None, **extra) -> Respon
                request=_JSON, responses={200: _JSON, **_ERRORS})  # fmt: skip
 @api_view(["POST"])
 @permission_classes([IsResearcher])
-@parser_classes([JSONParser])
+@parser_classes([StrictJSONParser])
 def check(request):
     try:
         evaluation = check_line(**parse_check(request.data))
@@ -61,7 +61,7 @@ def check(request):
 @extend_schema(summary="Create a Director session", request=_JSON, responses={201: _JSON, **_ERRORS})
 @api_view(["POST"])
 @permission_classes([IsResearcher])
-@parser_classes([JSONParser])
+@parser_classes([StrictJSONParser])
 def sessions(request):
     try:
         data = parse_session(request.data)
@@ -88,7 +88,7 @@ def session_detail(request, session_id: int):
                request=_JSON, responses={200: _JSON, 409: _JSON, **_ERRORS})  # fmt: skip
 @api_view(["POST"])
 @permission_classes([IsResearcher])
-@parser_classes([JSONParser])
+@parser_classes([StrictJSONParser])
 def turns(request, session_id: int):
     if not DirectorSession.objects.filter(pk=session_id).exists():
         return _error(404, f"no session {session_id}")

@@ -43,6 +43,9 @@ def _type(value: object) -> str:
     return "a list" if isinstance(value, list) else "an object"
 
 
+MAX_MODEL_NAME = 200
+
+
 def parse_evaluate_request(body: object, *, default_model: str) -> EvaluationOptions:
     """``EvaluationOptions`` from the JSON body; ``RequestError`` names the first bad field."""
     if body is None:
@@ -58,6 +61,10 @@ def parse_evaluate_request(body: object, *, default_model: str) -> EvaluationOpt
     model = body.get("llmModel", default_model)
     if not isinstance(model, str):
         raise RequestError("llmModel", f"expected a string (a model name), got {_type(model)}")
+    if not model.strip() or len(model) > MAX_MODEL_NAME or not model.isprintable():
+        raise RequestError(
+            "llmModel", f"expected a model name: 1 to {MAX_MODEL_NAME} printable characters, e.g. gpt-4o-mini"
+        )
     configs = body.get("modelConfigs", [])
     if configs is None:
         configs = []

@@ -19,6 +19,7 @@ from django.utils.translation import gettext as _
 from django.views.decorators.http import require_GET, require_POST
 
 from core.permissions import researcher_required
+from core.query_params import QueryParamError, whole_number
 from layer3.exports.calibration import CALIBRATION_FORMATS, FORMAT_NAMES
 from layer3.exports.calibration_files import calibration_export
 from layer3.exports.files import ExportError
@@ -52,6 +53,8 @@ PROBLEM_TEXT = {
     "no_config": gettext_lazy("Tick at least one model config."),
     "bad_budget": gettext_lazy("Enter the budget in yen as a number such as 500 (you entered %(value)s)."),
 }
+
+MAX_PAGE = 10**9  # a page number beyond any listing (a larger one would overflow the query's OFFSET)
 
 
 def _vary(response):
@@ -230,8 +233,8 @@ def trials(request, pk: int):
         raise Http404(f"model config {model_config!r} is not in this batch")
     only = _choice(request, "only", ("", "errors", "unevaluated"), "")
     try:
-        page = int(request.GET.get("page", 1))
-    except ValueError:
+        page = whole_number(request.GET, "page", default=1, minimum=1, maximum=MAX_PAGE)
+    except QueryParamError:
         raise Http404("page: a whole number") from None
     listing = reads.trials_page(batch, model_config=model_config, only=only, page=page)
     query = {"model": model_config, "only": only}

@@ -29,6 +29,7 @@ def _batch(n_items=40, annotators=("ann_001", "ann_002", "ann_003"), noise=0.1, 
 def test_kappa_calculator_writes_the_seed_report(jsonl, tmp_path, capsys):
     path = jsonl(_batch())
     out = tmp_path / "quality_reports" / "kappa_report.json"
+    out.parent.mkdir()
     call_command("kappa_calculator", "--input", str(path), "--output", str(out), "--n-boot", "200")
     text = out.read_text(encoding="utf-8")
     report = json.loads(text, parse_constant=lambda c: pytest.fail(f"non-strict JSON constant {c}"))
@@ -92,6 +93,8 @@ def test_merge_writes_consensus_rejected_and_reports(jsonl, tmp_path, capsys):
     rows.append(rating(100, "ann_001"))  # one rating only: rejected
     path = jsonl(rows)
     out = tmp_path / "aggregated" / "consensus.jsonl"
+    out.parent.mkdir()
+    (tmp_path / "quality_reports").mkdir()
     call_command(
         "merge_annotations", "--input", str(path), "--method", "weighted_average", "--min_kappa", "0.60",
         "--output", str(out), "--reports", str(tmp_path / "quality_reports"), "--n-boot", "100",

@@ -25,7 +25,7 @@ def _concrete(route: str) -> str:
 
     route = route.replace("^", "").replace("$", "").replace("\\Z", "").replace("\\", "")
     route = re.sub(r"<uuid:\w+>", "00000000-0000-0000-0000-000000000000", route)
-    route = re.sub(r"<(int|path):\w+>", "1", route)
+    route = re.sub(r"<(int|id|path):\w+>", "1", route)
     route = re.sub(r"<(str|slug)?:?\w+>", "x", route)
     route = re.sub(r"\(\?P<\w+>[^)]*\)", "1", route)
     return "/" + route

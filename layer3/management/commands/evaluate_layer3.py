@@ -4,6 +4,7 @@ from django.conf import settings
 from django.core.management.base import BaseCommand, CommandError
 from django.utils import timezone
 
+from layer3.api.requests import MAX_MODEL_NAME
 from layer3.models import Layer3Run, TrialLog
 from layer3.runs.console import ConsoleLogger
 from layer3.runs.options import JUDGES, EvaluationOptions, parse_budget
@@ -105,6 +106,9 @@ class Command(BaseCommand):
                     f"--model-configs: batch {batch.name} has no model config {', '.join(unknown)}; "
                     f"it has {', '.join(sorted(known)) or 'no trials'}"
                 )
+        model = opts["model"]
+        if model and (len(model) > MAX_MODEL_NAME or not model.isprintable()):
+            raise CommandError(f"--model: expected 1 to {MAX_MODEL_NAME} printable characters, e.g. gpt-4o-mini")
         budget, currency = None, "JPY"
         if opts["budget"]:
             try:

@@ -148,7 +148,12 @@ def test_bad_settings_are_refused_naming_the_field(res, body, field):
 
 def test_a_missing_batch_is_a_json_404(res):
     response = res.get(API + "batches/999/")
-    assert response.status_code == 404 and response.json() == {"success": False, "error": "no batch with id 999"}
+    assert response.status_code == 404 and response.json() == {
+        "success": False,
+        "error": "no batch with id 999",
+        "detail": "no batch with id 999",
+        "problems": [{"path": None, "message": "no batch with id 999"}],
+    }
 
 
 def test_pagination_and_the_status_filter(res):

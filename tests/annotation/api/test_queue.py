@@ -75,7 +75,12 @@ def test_researchers_and_unqualified_annotators_get_no_items(res, unqualified):
 
 
 def test_a_missing_batch_is_404(ann):
-    assert post(ann, API + "batches/999/next/").json() == {"success": False, "error": "no batch with id 999"}
+    assert post(ann, API + "batches/999/next/").json() == {
+        "success": False,
+        "error": "no batch with id 999",
+        "detail": "no batch with id 999",
+        "problems": [{"path": None, "message": "no batch with id 999"}],
+    }
 
 
 def test_skip_then_next_gives_another_item(ann):

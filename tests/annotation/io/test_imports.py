@@ -148,6 +148,7 @@ def test_export_writes_the_seed_output_format_and_round_trips(jsonl, tmp_path):
     rows = [rating(1, "ann_001"), rating(1, "ann_002", scores=(3, 2, 1, 5)), rating(2, "ann_001", seconds_spent=4.0)]
     _import_annotations(jsonl(rows))
     out = tmp_path / "export" / "annotations.jsonl"
+    out.parent.mkdir()
     call_command("export_annotations", output=str(out))
     exported = [json.loads(line) for line in out.read_text(encoding="utf-8").splitlines()]
     assert sorted(exported, key=lambda r: (r["id"], r["annotator_id"])) == sorted(

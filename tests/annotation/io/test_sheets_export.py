@@ -473,6 +473,7 @@ def test_consensus_as_xlsx_and_csv_hold_the_jsonl_export(disputed_batch, tmp_pat
 
 def test_consensus_csv_takes_rejected_where_told(disputed_batch, tmp_path):
     target = tmp_path / "out" / "r.csv"
+    target.parent.mkdir()
     call_command("export_consensus", "-o", str(tmp_path / "c.csv"), "--format", "csv", "--rejected", str(target))
     assert csv_rows(target.read_bytes())[0]["id"] == "dialogue_000"
     assert not (tmp_path / "rejected").exists()

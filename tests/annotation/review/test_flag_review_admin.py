@@ -111,6 +111,7 @@ def test_accepting_in_admin_leaves_the_ratings_out_of_the_consensus_and_dismissi
     ratings = tmp_path / "ratings.jsonl"
     call_command("export_annotations", "--batch", "b1", "--output", str(ratings))
     merged, reports = tmp_path / "merged.jsonl", tmp_path / "reports"
+    reports.mkdir()
     call_command("merge_annotations", "--input", str(ratings), "--output", str(merged), "--reports", str(reports),
                  "--n-boot", "10", stdout=(merge_log := _Log()))  # fmt: skip
     merged_lines = [json.loads(line) for line in merged.read_text(encoding="utf-8").splitlines()]

@@ -1,0 +1,58 @@
+"""Numbers read from a URL's query string or a form field: one parser for every page, API and filter.
+
+``parse_id("12")`` is 12; anything that is not 1 to 18 ASCII digits is None (a database id always
+fits a 64-bit column, so a 30-digit "id" is no id rather than an overflow). ``whole_number`` reads a
+bounded integer and raises ``QueryParamError`` naming the parameter and the accepted range (its
+``message`` in English, ``translated(gettext)`` in the reader's language). Pure Python: no Django.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Mapping
+
+ID_MAX = 10**18 - 1
+_ID = re.compile(r"[0-9]{1,18}")
+_INTEGER = re.compile(r"[+-]?[0-9]{1,18}")
+
+
+def gettext_noop(message: str) -> str:
+    return message
+
+
+RANGE = gettext_noop("expected a whole number from %(minimum)s to %(maximum)s, got %(value)s")
+
+
+class QueryParamError(ValueError):
+    def __init__(self, name: str, template: str, **params) -> None:
+        self.name = name
+        self.template = template
+        self.params = params
+        self.message = template % params
+        super().__init__(f"{name}: {self.message}")
+
+    def translated(self, gettext) -> str:
+        return gettext(self.template) % self.params
+
+
+def parse_id(text: object) -> int | None:
+    """``text`` as a database id, or None when it cannot be one (not digits, or too long for a column)."""
+    if isinstance(text, int) and not isinstance(text, bool):
+        return text if 0 <= text <= ID_MAX else None
+    if not isinstance(text, str) or not _ID.fullmatch(text.strip()):
+        return None
+    return int(text.strip())
+
+
+def whole_number(
+    params: Mapping[str, str], name: str, *, default: int | None = None, minimum: int = 0, maximum: int = ID_MAX
+) -> int | None:
+    """``params[name]`` as an integer from ``minimum`` to ``maximum``; ``default`` when absent or blank."""
+    raw = params.get(name)
+    if raw is None or not str(raw).strip():
+        return default
+    text = str(raw).strip()
+    if not _INTEGER.fullmatch(text) or not minimum <= int(text) <= maximum:
+        shown = repr(text[:40] + ("…" if len(text) > 40 else ""))
+        raise QueryParamError(name, RANGE, minimum=minimum, maximum=maximum, value=shown)
+    return int(text)
