@@ -156,6 +156,23 @@ try:
     # --- Layer3 widget catalogue: the widget types a new batch's generator could choose from (seed 002 |W|)
     LAYER3_WIDGET_CATALOGUE = _widget_catalogue(env_str("LAYER3_WIDGET_CATALOGUE"))
 
+    # --- uploads --------------------------------------------------------------------------
+    # The largest upload of each surface, in bytes (README "Upload limits"); larger ones are refused
+    # (413 or a form error) before anything parses them. Parsing costs about 7 MB of memory per MB of
+    # trial log and 4.5 MB per MB of dialogues (bench/upload_memory.py).
+    UPLOAD_MAX_BYTES_TRIALS = env_int("UPLOAD_MAX_BYTES_TRIALS", 50 * 1024 * 1024, minimum=1)
+    UPLOAD_MAX_BYTES_DIALOGUES = env_int("UPLOAD_MAX_BYTES_DIALOGUES", 50 * 1024 * 1024, minimum=1)
+    UPLOAD_MAX_BYTES_SPREADSHEET = env_int("UPLOAD_MAX_BYTES_SPREADSHEET", 50 * 1024 * 1024, minimum=1)
+    UPLOAD_MAX_BYTES_GOLD = env_int("UPLOAD_MAX_BYTES_GOLD", 20 * 1024 * 1024, minimum=1)
+    UPLOAD_MAX_BYTES_RULES = env_int("UPLOAD_MAX_BYTES_RULES", 256 * 1024, minimum=1)
+    # core.upload_limits counts each file as it streams in and drops it past its limit; below it Django
+    # keeps a file in memory up to FILE_UPLOAD_MAX_MEMORY_SIZE (2.5 MB), on disk above.
+    FILE_UPLOAD_HANDLERS = [
+        "core.upload_limits.LimitedUploadHandler",
+        "django.core.files.uploadhandler.MemoryFileUploadHandler",
+        "django.core.files.uploadhandler.TemporaryFileUploadHandler",
+    ]
+
     # --- LLM endpoint (used only through the llm app) -------------------------------------
     LLM_BASE_URL = env_str("LLM_BASE_URL")
     LLM_API_KEY = env_str("LLM_API_KEY")

@@ -15,6 +15,8 @@ from pathlib import Path
 
 from django.conf import settings
 
+from core.upload_limits import RefusedUpload
+
 
 @dataclass(frozen=True)
 class KeptUpload:
@@ -32,7 +34,13 @@ def safe_name(name: str, default: str) -> str:
 
 
 def upload_keep(uploaded, *, folder: Path, default_name: str) -> KeptUpload:
-    """Copy ``uploaded`` (a Django UploadedFile) into a new folder under ``VAR_DIR/folder``, counting as it goes."""
+    """Copy ``uploaded`` (a Django UploadedFile) into a new folder under ``VAR_DIR/folder``, counting as it goes.
+
+    A file dropped over its size limit (``core.upload_limits.RefusedUpload``) raises its refusal, and nothing is
+    kept.
+    """
+    if isinstance(uploaded, RefusedUpload):
+        raise uploaded.refusal
     target = Path(settings.VAR_DIR) / folder / uuid.uuid4().hex
     target.mkdir(parents=True, mode=0o700)
     path = target / safe_name(uploaded.name, default_name)

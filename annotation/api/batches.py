@@ -13,23 +13,27 @@ from django.db.models import Count
 from drf_spectacular.utils import (
     OpenApiExample,
     OpenApiParameter,
+    OpenApiResponse,
     PolymorphicProxySerializer,
     extend_schema,
     extend_schema_field,
 )
 from rest_framework import mixins, serializers, status, viewsets
+from rest_framework.request import is_form_media_type
 from rest_framework.response import Response
 
 from annotation.api import filters
-from annotation.api.errors import ApiErrorsMixin, not_found
+from annotation.api.dialogues import UPLOAD_SETTING, dialogues_upload_import, too_large
+from annotation.api.errors import ApiError, ApiErrorsMixin, not_found
 from annotation.api.pagination import Pages
 from annotation.api.permissions import IsResearcher, IsResearcherOrQualifiedAnnotator, is_researcher
-from annotation.api.schema import error_responses
+from annotation.api.schema import ErrorSerializer, error_responses
 from annotation.api.strict import StrictFieldsMixin
 from annotation.collection.progress import batch_progress
 from annotation.collection.queue import batches_visible_to, work_left
 from annotation.models import Batch
 from core.roles import ANNOTATOR
+from core.upload_limits import upload_refusal
 
 MAX_SPREAD = 4  # scores run from 1 to 5
 
@@ -168,6 +172,22 @@ _EITHER = PolymorphicProxySerializer(
     serializers=[BatchSerializer, BatchForAnnotatorSerializer],
     resource_type_field_name=None,
 )
+_CREATE_WITH_FILE = {
+    "type": "object",
+    "properties": {
+        "name": {"type": "string"},
+        "description": {"type": "string"},
+        "annotations_per_item": {"type": "integer", "minimum": 1, "maximum": 1000},
+        "restricted": {"type": "boolean"},
+        "annotators": {"type": "array", "items": {"type": "string"}, "description": "usernames (repeat the field)"},
+        "disagreement_spread": {"type": "integer", "minimum": 1, "maximum": MAX_SPREAD},
+        "guidelines_version": {"type": "string"},
+        "status": {"type": "string", "enum": list(Batch.Status.values)},
+        "file": {"type": "array", "items": {"type": "string", "format": "binary"},
+                 "description": "one or more JSONL files, one dialogue per line: {id, user, response, context}"},
+    },
+    "required": ["name"],
+}  # fmt: skip
 _STATUS = OpenApiParameter("status", str, enum=list(Batch.Status.values), description="researchers: only this status")
 
 
@@ -217,9 +237,15 @@ class BatchViewSet(ApiErrorsMixin, mixins.CreateModelMixin, viewsets.GenericView
         return self.get_paginated_response(self.get_serializer(page, many=True).data)
 
     @extend_schema(
-        summary="Create an empty batch with its settings (researchers); add dialogues with POST dialogues/",
-        request=BatchSerializer,
-        responses={201: BatchSerializer, **error_responses(400)},
+        summary="Create a batch with its settings (researchers), and its dialogues when a file comes with them",
+        description="JSON: an empty batch (add dialogues with POST dialogues/). multipart/form-data with the "
+        "settings and one or more JSONL files in 'file': the batch and its dialogues in one transaction; a file "
+        "with any problem (400, every problem located) or over UPLOAD_MAX_BYTES_DIALOGUES (413) stores nothing, "
+        "not even the batch.",
+        request={"application/json": BatchSerializer, "multipart/form-data": _CREATE_WITH_FILE},
+        responses={201: BatchSerializer, **error_responses(400),
+                   413: OpenApiResponse(ErrorSerializer, description="the files are over UPLOAD_MAX_BYTES_DIALOGUES "
+                                        "(together); refused before they were read, nothing was stored")},
         examples=[
             OpenApiExample("new batch", request_only=True, value={
                 "name": "pilot-02", "annotations_per_item": 2, "restricted": True,
@@ -228,9 +254,23 @@ class BatchViewSet(ApiErrorsMixin, mixins.CreateModelMixin, viewsets.GenericView
         ],
     )  # fmt: skip
     def create(self, request):
-        serializer = BatchSerializer(data=request.data, context=self.get_serializer_context())
+        if (refusal := upload_refusal(request, UPLOAD_SETTING)) is not None:
+            return too_large(refusal)
+        uploads = request.FILES.getlist("file")
+        data = request.POST if is_form_media_type(request.content_type) else request.data  # the settings
+        serializer = BatchSerializer(data=data, context=self.get_serializer_context())
         serializer.is_valid(raise_exception=True)
-        batch = _batch_write(Batch(), dict(serializer.validated_data))
+        with transaction.atomic():  # a batch exists only with its file's dialogues stored
+            batch = _batch_write(Batch(), dict(serializer.validated_data))
+            if uploads:
+                summary = dialogues_upload_import(uploads, batch_name=batch.name)
+                if not summary.created:
+                    raise ApiError(
+                        f"all {summary.unchanged + summary.updated} dialogue(s) of the file are stored already "
+                        "(their ids are taken), so the new batch would be empty; add new dialogues, or upload to "
+                        "the batch that holds them (POST batches/{id}/dialogues/)",
+                        field="file",
+                    )
         shown = BatchSerializer(self._get_batch(batch.pk), context=self.get_serializer_context()).data
         return Response(shown, status=status.HTTP_201_CREATED)
 

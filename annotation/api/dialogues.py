@@ -22,12 +22,14 @@ from annotation.api.errors import ApiError, ApiErrorsMixin, invalid, not_found
 from annotation.api.pagination import Pages
 from annotation.api.permissions import IsResearcher
 from annotation.api.schema import ErrorSerializer, error_responses
-from annotation.io.imports import dialogues_import
+from annotation.io.imports import ImportSummary, dialogues_import
 from annotation.io.records import InputError
 from annotation.models import Batch, Dialogue
 from core.problem_text import problem_message
+from core.upload_limits import UploadTooLarge, upload_refusal
 
 UPLOAD_FLAGS = ("dry_run", "update", "force_text_change")
+UPLOAD_SETTING = "UPLOAD_MAX_BYTES_DIALOGUES"  # the files of one request together
 # The problems' hints name the options as this API takes them (not as the import command does).
 _OPTION_NAMES = {"update": "update=true", "force_text_change": "force_text_change=true"}
 
@@ -146,6 +148,8 @@ class BatchDialogueViewSet(ApiErrorsMixin, viewsets.GenericViewSet):
             200: OpenApiResponse(UploadSummarySerializer, description="a dry run, or nothing new to store"),
             400: OpenApiResponse(UploadErrorSerializer, description="located problems; nothing was stored",
                                  examples=[OpenApiExample("problems", value=_PROBLEMS_EXAMPLE)]),
+            413: OpenApiResponse(ErrorSerializer, description="the files are over UPLOAD_MAX_BYTES_DIALOGUES "
+                                 "(together); refused before they were read, nothing was stored"),
             **error_responses(404),
         },
         examples=[OpenApiExample("stored", status_codes=["201"], response_only=True,
@@ -153,6 +157,8 @@ class BatchDialogueViewSet(ApiErrorsMixin, viewsets.GenericViewSet):
     )  # fmt: skip
     def create(self, request, pk: int):
         batch = self._batch(pk)
+        if (refusal := upload_refusal(request, UPLOAD_SETTING)) is not None:
+            return too_large(refusal)
         uploads = request.FILES.getlist("file")
         unknown = sorted(set(request.data) - {"file", *UPLOAD_FLAGS})
         if unknown:
@@ -160,26 +166,37 @@ class BatchDialogueViewSet(ApiErrorsMixin, viewsets.GenericViewSet):
         if not uploads:
             raise invalid("file", "attach the dialogues as multipart field 'file' (JSONL, seed A.3 input)")
         options = {name: filters.boolean(request.data.get(name, ""), name) for name in UPLOAD_FLAGS}
-        with tempfile.TemporaryDirectory(prefix="annotation-upload-") as folder:
-            paths = []
-            for number, upload in enumerate(uploads):
-                path = Path(folder) / str(number) / (Path(upload.name or "dialogues.jsonl").name or "dialogues.jsonl")
-                path.parent.mkdir()
-                with path.open("wb") as handle:
-                    for chunk in upload.chunks():
-                        handle.write(chunk)
-                paths.append(path)
-            try:
-                summary = dialogues_import(paths=paths, batch_name=batch.name, option_names=_OPTION_NAMES, **options)
-            except InputError as exc:
-                problems = [_problem(p, folder) for p in exc.problems]
-                raise ApiError(
-                    f"nothing was stored: {len(problems)} problem(s)", problems=problems, truncated=exc.truncated
-                ) from None
+        summary = dialogues_upload_import(uploads, batch_name=batch.name, **options)
         body = {"batch": batch.pk, "created": summary.created, "updated": summary.updated,
                 "unchanged": summary.unchanged, "dry_run": options["dry_run"]}  # fmt: skip
         stored = not options["dry_run"] and (summary.created or summary.updated)
         return Response(body, status=status.HTTP_201_CREATED if stored else status.HTTP_200_OK)
+
+
+def too_large(refusal: UploadTooLarge) -> Response:
+    """413 naming the files' size, the limit and its setting; nothing was read or stored."""
+    return Response(refusal.body(), status=status.HTTP_413_REQUEST_ENTITY_TOO_LARGE)
+
+
+def dialogues_upload_import(uploads: list, *, batch_name: str, **options) -> ImportSummary:
+    """``dialogues_import`` of uploaded files (copied chunk by chunk to a temporary folder); ``ApiError`` 400 with
+    every problem located (as the uploader named the file) when any line is wrong: nothing is stored."""
+    with tempfile.TemporaryDirectory(prefix="annotation-upload-") as folder:
+        paths = []
+        for number, upload in enumerate(uploads):
+            path = Path(folder) / str(number) / (Path(upload.name or "dialogues.jsonl").name or "dialogues.jsonl")
+            path.parent.mkdir()
+            with path.open("wb") as handle:
+                for chunk in upload.chunks():
+                    handle.write(chunk)
+            paths.append(path)
+        try:
+            return dialogues_import(paths=paths, batch_name=batch_name, option_names=_OPTION_NAMES, **options)
+        except InputError as exc:
+            problems = [_problem(p, folder) for p in exc.problems]
+            raise ApiError(
+                f"nothing was stored: {len(problems)} problem(s)", problems=problems, truncated=exc.truncated
+            ) from None
 
 
 def _problem(problem, folder: str) -> dict:

@@ -34,8 +34,7 @@ from annotation.io.records import InputError
 from annotation.models.training import GoldItem, QualificationAttempt, TrainingAnswer
 from core.permissions import annotator_required, researcher_required
 from core.roles import RESEARCHER, has_role
-
-MAX_UPLOAD_BYTES = 20 * 1024 * 1024
+from core.upload_limits import upload_size_error
 
 
 class TrainingRatingForm(RatingForm):
@@ -50,11 +49,10 @@ class GoldUploadForm(forms.Form):
     update = forms.BooleanField(label=gettext_lazy("Replace stored items whose content changed"), required=False)
 
     def clean_file(self):
+        """A file over ``UPLOAD_MAX_BYTES_GOLD`` is refused here, before anything reads it."""
         upload = self.cleaned_data["file"]
-        if upload.size > MAX_UPLOAD_BYTES:
-            raise forms.ValidationError(
-                gettext_lazy("The file is larger than %(limit)s MB.") % {"limit": MAX_UPLOAD_BYTES // (1024 * 1024)}
-            )
+        if (message := upload_size_error(upload, "UPLOAD_MAX_BYTES_GOLD")) is not None:
+            raise forms.ValidationError(message, code="too_large")
         return upload
 
 
@@ -355,7 +353,8 @@ def gold_items(request):
         "warnings": gold_import.gold_test_set_warnings(),
         "axes": axes_info(),
     }
-    return render(request, "annotation/training/gold_items.html", context, status=400 if problems else 200)
+    status = 413 if form.is_bound and form.has_error("file", "too_large") else 400 if problems else 200
+    return render(request, "annotation/training/gold_items.html", context, status=status)
 
 
 @researcher_required

@@ -20,6 +20,7 @@ from annotation.models import Batch
 from annotation.spreadsheets.imports import SheetImportSummary, SheetRejected, sheet_import
 from annotation.spreadsheets.problems import SHEET_OF_ANOTHER_BATCH
 from annotation.spreadsheets.reader import ZIP_MAGIC, SheetProblem
+from core.upload_limits import SettingBytes
 from core.uploads import upload_discard, upload_keep
 
 # Above either limit a sheet is checked and stored by a worker, with its progress on the page.
@@ -28,7 +29,7 @@ LARGE_UPLOAD_ROWS = 5_000
 # A workbook's rows are not counted before it is read: estimated from its size (a filled template
 # of short Japanese dialogues takes 300 to 800 bytes a row).
 XLSX_BYTES_PER_ROW = 300
-MAX_UPLOAD_BYTES = 50 * 1024 * 1024  # larger uploads are refused before they are kept
+MAX_UPLOAD_BYTES = SettingBytes("UPLOAD_MAX_BYTES_SPREADSHEET")  # larger uploads are refused before they are kept
 UPLOAD_FOLDER = Path("uploads") / "sheets"  # under VAR_DIR
 _MB = 1024 * 1024
 

@@ -15,6 +15,7 @@ from annotation.review.services import MAX_COMMENT
 from annotation.workspace.selectors import RATINGS_FILTERS, SORTS, ItemFilters
 from annotation.workspace.status import STATUS_LABELS
 from core.roles import ANNOTATOR
+from core.upload_limits import upload_size_error
 
 MAX_QUOTA = 50
 MAX_SPREAD = max(SCORES) - min(SCORES)
@@ -35,6 +36,13 @@ class _NoColon:
 
 class DialogueFileForm(_NoColon, forms.Form):
     file = forms.FileField(label=_("Dialogue file (JSONL)"), help_text=_FILE_HELP)
+
+    def clean_file(self):
+        """A file over ``UPLOAD_MAX_BYTES_DIALOGUES`` is refused here, before anything reads it."""
+        file = self.cleaned_data["file"]
+        if (message := upload_size_error(file, "UPLOAD_MAX_BYTES_DIALOGUES")) is not None:
+            raise forms.ValidationError(message, code="too_large")
+        return file
 
 
 class DialogueAddForm(DialogueFileForm):

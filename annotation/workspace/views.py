@@ -48,6 +48,13 @@ def _limits() -> dict:
     }
 
 
+def _status(form, problems) -> int:
+    """413 for a file over its limit (refused before it was read), 400 for a file's problems, else 200."""
+    if form.is_bound and form.has_error("file", "too_large"):
+        return 413
+    return 400 if problems else 200
+
+
 def _take_upload(
     request, *, uploaded, batch: Batch | None, new_batch: dict | None, batch_name: str, options: dict | None = None
 ):
@@ -111,7 +118,7 @@ def batch_create(request):
     else:
         form = BatchCreateForm()
     context = {"form": form, "problems": problems, **_limits()}
-    return render(request, "annotation/workspace/batch_create.html", context, status=400 if problems else 200)
+    return render(request, "annotation/workspace/batch_create.html", context, status=_status(form, problems))
 
 
 def _requested_job_id(request):
@@ -167,7 +174,7 @@ def batch_detail(request, pk: int):
         "status_label": STATUS_LABELS[batch.status],
         **_limits(),
     }
-    return _vary(render(request, BATCH_PAGE, context, status=400 if problems else 200))
+    return _vary(render(request, BATCH_PAGE, context, status=_status(form, problems)))
 
 
 @researcher_required

@@ -6,29 +6,37 @@ import tempfile
 from collections import Counter
 from pathlib import Path
 
+from core.upload_limits import upload_size_error
 from director.models import RetryVerdict
 from director.replay import STATUSES, ReplayLine, RuleSide, changed, iter_report
 from director.rules import RuleSetError, UnknownCharacter, check_utterance, load_rule_set
 from director.rules.ruleset import default_rule_set
 
 MAX_LINES = 5000  # the most recent distinct lines judged again
-MAX_UPLOAD = 256 * 1024
 
 
 class CompareError(ValueError):
-    pass
+    status = 400
+
+
+class RulesTooLarge(CompareError):
+    """A rule-set file over ``UPLOAD_MAX_BYTES_RULES``: refused before it is read."""
+
+    status = 413
 
 
 def load_candidate(upload) -> tuple:
     """``(rule set, file name)`` from an uploaded YAML file; ``CompareError`` names the file, key and problem."""
     if upload is None:
         raise CompareError("choose a rule-set file (YAML) to compare with the shipped one")
-    if upload.size > MAX_UPLOAD:
-        raise CompareError(f"{upload.name}: larger than {MAX_UPLOAD // 1024} KB; a rule set is a small YAML file")
+    if (message := upload_size_error(upload, "UPLOAD_MAX_BYTES_RULES")) is not None:
+        raise RulesTooLarge(message)
     name = Path(upload.name or "rules.yaml").name
     with tempfile.TemporaryDirectory(prefix="director-rules-") as folder:
         path = Path(folder) / name
-        path.write_bytes(upload.read())
+        with path.open("wb") as handle:
+            for chunk in upload.chunks():
+                handle.write(chunk)
         try:
             return load_rule_set(path), name
         except (RuleSetError, UnicodeDecodeError, OSError) as exc:

@@ -133,7 +133,7 @@ def stats_compare(request):
         if request.FILES.get("baseline"):
             base, base_name = compare.load_candidate(request.FILES["baseline"])
     except compare.CompareError as exc:
-        return render(request, "director/pages/stats.html", {**context, "compare_error": str(exc)}, status=400)
+        return render(request, "director/pages/stats.html", {**context, "compare_error": str(exc)}, status=exc.status)
     lines, baseline, new, skipped = compare.replay_stored(candidate, name, base, base_name)
     if request.POST.get("download"):
         response = HttpResponse(

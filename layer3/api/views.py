@@ -25,6 +25,7 @@ from rest_framework.response import Response
 from core.jsonl import InputError
 from core.permissions import IsResearcher
 from core.problem_text import problem_row
+from core.upload_limits import upload_refusal
 from layer3.api.requests import RequestError, parse_evaluate_request
 from layer3.exports.calibration_files import batch_calibration
 from layer3.exports.files import ExportError, export_file
@@ -303,12 +304,16 @@ def judge_calibration(request, batch_id: str):
             "required": ["name", "file"],
         }
     },
-    responses={200: _JSON, 201: _JSON, 400: _JSON, 403: _JSON},
+    responses={200: _JSON, 201: _JSON, 400: _JSON, 403: _JSON, 413: _JSON},
 )
 @api_view(["POST"])
 @permission_classes([IsResearcher])
 @parser_classes([MultiPartParser])
 def batch_upload(request):
+    """Files over the setting ``UPLOAD_MAX_BYTES_TRIALS`` (the request's files together) are refused with 413
+    before they are read; the limit bounds the memory this request's parsing takes."""
+    if (refusal := upload_refusal(request, "UPLOAD_MAX_BYTES_TRIALS")) is not None:
+        return Response(refusal.body(), status=status.HTTP_413_REQUEST_ENTITY_TOO_LARGE)
     upload = request.FILES.get("file")
     name = request.data.get("name", "")
     if upload is None:
