@@ -252,6 +252,7 @@ MIDDLEWARE = [
     "whitenoise.middleware.WhiteNoiseMiddleware",
     "django.contrib.sessions.middleware.SessionMiddleware",
     "core.middleware.CookieLocaleMiddleware",
+    "core.api_errors.ApiErrorMiddleware",  # under /api/: every error JSON in one shape, in the user's language
     "django.middleware.common.CommonMiddleware",
     "django.middleware.csrf.CsrfViewMiddleware",
     "django.contrib.auth.middleware.AuthenticationMiddleware",
@@ -354,6 +355,14 @@ REST_FRAMEWORK = {
     ],
     "DEFAULT_PERMISSION_CLASSES": ["rest_framework.permissions.IsAuthenticated"],
     "DEFAULT_RENDERER_CLASSES": ["rest_framework.renderers.JSONRenderer"],
+    # Every JSON body under one set of rules (depth, duplicate keys, surrogates, NUL, 64-bit integers).
+    "DEFAULT_PARSER_CLASSES": [
+        "core.api_parsers.StrictJSONParser",
+        "rest_framework.parsers.FormParser",
+        "rest_framework.parsers.MultiPartParser",
+    ],
+    # One error shape: {"success": false, "error", "detail", "problems": [{"path", "message"}]}.
+    "EXCEPTION_HANDLER": "core.api_errors.api_exception_handler",
     "DEFAULT_SCHEMA_CLASS": "drf_spectacular.openapi.AutoSchema",
     "UNAUTHENTICATED_USER": "django.contrib.auth.models.AnonymousUser",
     # ?format= is the seed's export parameter (json|csv|markdown|latex), not DRF's renderer switch

@@ -33,6 +33,7 @@ from annotation.guidelines.scale import axes_info
 from annotation.io.records import InputError
 from annotation.models.training import GoldItem, QualificationAttempt, TrainingAnswer
 from core.permissions import annotator_required, researcher_required
+from core.query_params import parse_id
 from core.roles import RESEARCHER, has_role
 from core.upload_limits import upload_size_error
 
@@ -157,10 +158,10 @@ def _practice_page(request, *, item=None, form=None, answer=None):
 def practice(request):
     if request.method == "GET":
         return _practice_page(request, item=training.practice_next_item(annotator=request.user))
-    item_id = request.POST.get("item", "")
-    if not item_id.isdigit():
+    item_id = parse_id(request.POST.get("item", ""))
+    if item_id is None:
         raise Http404("no such practice item")
-    item = get_object_or_404(GoldItem, pk=int(item_id), set=GoldItem.Set.PRACTICE)
+    item = get_object_or_404(GoldItem, pk=item_id, set=GoldItem.Set.PRACTICE)
     form = TrainingRatingForm(request.POST)
     if not form.is_valid():
         return _practice_page(request, item=item, form=form)

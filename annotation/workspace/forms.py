@@ -67,7 +67,11 @@ class DialogueAddForm(DialogueFileForm):
 
 
 class BatchCreateForm(DialogueFileForm):
-    name = forms.CharField(label=_("Name"), max_length=Batch._meta.get_field("name").max_length)
+    name = forms.CharField(
+        label=_("Name"),
+        max_length=Batch._meta.get_field("name").max_length,
+        validators=Batch._meta.get_field("name").validators,
+    )
     description = forms.CharField(label=_("Description"), required=False, widget=forms.Textarea(attrs={"rows": 3}))
     annotations_per_item = forms.IntegerField(
         label=_("Ratings per item (quota)"), min_value=1, max_value=MAX_QUOTA, initial=3,

@@ -15,16 +15,19 @@ from pathlib import Path
 from django.conf import settings
 from django.http import StreamingHttpResponse
 from django.urls import reverse
+from django.utils.translation import gettext
 from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import OpenApiParameter, extend_schema
 from rest_framework import status
 from rest_framework.decorators import api_view, parser_classes, permission_classes
-from rest_framework.parsers import JSONParser, MultiPartParser
+from rest_framework.parsers import MultiPartParser
 from rest_framework.response import Response
 
+from core.api_parsers import StrictJSONParser
 from core.jsonl import InputError
 from core.permissions import IsResearcher
 from core.problem_text import problem_row
+from core.query_params import QueryParamError, whole_number
 from core.upload_limits import upload_refusal
 from layer3.api.requests import RequestError, parse_evaluate_request
 from layer3.exports.calibration_files import batch_calibration
@@ -42,6 +45,7 @@ from layer3.selectors import (
 from layer3.statistics import CORRECTIONS, DEFAULT_FAMILY, parse_family
 
 MAX_PAGE_SIZE = 500
+MAX_PAGE = 10**9
 
 
 def _error(code: int, message: str, field: str | None = None, **extra) -> Response:
@@ -76,7 +80,7 @@ _ERRORS = {400: _JSON, 403: _JSON, 404: _JSON}
 )
 @api_view(["POST"])
 @permission_classes([IsResearcher])
-@parser_classes([JSONParser])
+@parser_classes([StrictJSONParser])
 def evaluate_layer3(request, batch_id: str):
     batch, missing = _batch(batch_id)
     if missing:
@@ -169,12 +173,10 @@ def layer3_results(request, batch_id: str):
     }
     if include:
         try:
-            page = int(request.query_params.get("page", 1))
-            size = int(request.query_params.get("pageSize", 100))
-        except ValueError:
-            return _error(400, "page and pageSize: expected whole numbers", "page")
-        if page < 1 or not 1 <= size <= MAX_PAGE_SIZE:
-            return _error(400, f"page ≥ 1 and pageSize from 1 to {MAX_PAGE_SIZE}", "pageSize")
+            page = whole_number(request.query_params, "page", default=1, minimum=1, maximum=MAX_PAGE)
+            size = whole_number(request.query_params, "pageSize", default=100, minimum=1, maximum=MAX_PAGE_SIZE)
+        except QueryParamError as exc:
+            return _error(400, f"{exc.name}: {exc.translated(gettext)}", exc.name)
         trials = TrialLog.objects.filter(batch=batch)
         if model_config is not None:
             trials = trials.filter(model_config=model_config)
