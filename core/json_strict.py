@@ -130,7 +130,7 @@ def _deep_path(value) -> str:
     while depth <= MAX_DEPTH:
         if isinstance(value, dict):
             key, value = next((k, v) for k, v in value.items() if _depth_over(v, MAX_DEPTH - depth))
-            path += f".{key}"
+            path += f".{_shown(key)}"
         else:
             index, value = next((i, v) for i, v in enumerate(value) if _depth_over(v, MAX_DEPTH - depth))
             path += f"[{index}]"
@@ -148,9 +148,14 @@ def _depth_over(value, allowed: int) -> bool:
     return any(_depth_over(item, allowed - 1) for item in items)
 
 
+# Whatever JSON whitespace (space, tab, newline, return) stands between a key's quote and its colon other
+# than none or one space starts with one of these: then the counting needs the full pattern.
+_UNUSUAL_SPACING = (b'"\t', b'"\n', b'"\r', b'"  ', b'" \t', b'" \n', b'" \r')
+
+
 def _key_like(raw: bytes) -> int:
     """An upper bound of the keys written in ``raw``: every ``"`` followed by ``:``, whatever the spacing."""
-    if b'"\t' in raw or b'"  ' in raw or b'"\n' in raw or b'"\r' in raw:  # unusual spacing: the full pattern
+    if any(spacing in raw for spacing in _UNUSUAL_SPACING):  # unusual spacing: the full pattern
         return len(_KEY.findall(raw))
     return raw.count(b'":') + raw.count(b'" :')
 
@@ -190,8 +195,8 @@ def _strings(value, path: str):
         yield path, value
     elif isinstance(value, dict):
         for key, item in value.items():
-            yield f"{path}.{key}", key
-            yield from _strings(item, f"{path}.{key}")
+            yield f"{path}.{_shown(key)}", key
+            yield from _strings(item, f"{path}.{_shown(key)}")
     elif isinstance(value, list):
         for i, item in enumerate(value):
             yield from _strings(item, f"{path}[{i}]")
@@ -218,10 +223,20 @@ def _big_integer_path(value, path: str) -> str | None:
         return path if not INT_MIN <= value <= INT_MAX else None
     items = value.items() if isinstance(value, dict) else enumerate(value) if isinstance(value, list) else ()
     for key, item in items:
-        found = _big_integer_path(item, f"{path}.{key}" if isinstance(value, dict) else f"{path}[{key}]")
+        found = _big_integer_path(item, f"{path}.{_shown(key)}" if isinstance(value, dict) else f"{path}[{key}]")
         if found:
             return found
     return None
+
+
+# What a key may hold that a path cannot show: control characters (NUL), and lone surrogates, which no
+# UTF-8 answer, log line or terminal can encode (an error naming such a key would itself fail with a 500).
+_UNSHOWABLE = re.compile("[\x00-\x1f\x7f-\x9f\ud800-\udfff]")
+
+
+def _shown(key: str) -> str:
+    """``key`` as a JSON path writes it: control characters and lone surrogates as ``\\uXXXX`` escapes."""
+    return _UNSHOWABLE.sub(lambda match: f"\\u{ord(match[0]):04x}", key)
 
 
 def _text(raw: bytes) -> str:
