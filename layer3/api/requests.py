@@ -61,7 +61,7 @@ def parse_evaluate_request(body: object, *, default_model: str) -> EvaluationOpt
     model = body.get("llmModel", default_model)
     if not isinstance(model, str):
         raise RequestError("llmModel", f"expected a string (a model name), got {_type(model)}")
-    if not model.strip() or len(model) > MAX_MODEL_NAME or not model.isprintable():
+    if ("llmModel" in body and not model.strip()) or len(model) > MAX_MODEL_NAME or not model.isprintable():
         raise RequestError(
             "llmModel", f"expected a model name: 1 to {MAX_MODEL_NAME} printable characters, e.g. gpt-4o-mini"
         )
