@@ -20,6 +20,7 @@ from annotation.workspace.uploads import (
     upload_discard,
 )
 from core.job_display import register_job_display
+from core.job_runner import JobRefused
 from core.jobs import job_handler
 from core.models import Job
 from core.services import job_enqueue
@@ -60,7 +61,7 @@ def dialogues_upload(job, progress) -> dict:
             # The runner saves this job object's result with the failure: the batch page lists the problems.
             job.result = {"batch_id": batch.pk, "file": upload.name, "problems": exc.problems,
                           "truncated": exc.truncated}  # fmt: skip
-            raise ValueError(f"{upload.name}: {len(exc.problems)} problem(s); nothing was stored") from None
+            raise JobRefused(f"{upload.name}: {len(exc.problems)} problem(s); nothing was stored") from None
         # No progress report after the import: it would check for a cancel request, and the dialogues are stored.
     finally:
         upload_discard(upload.path)

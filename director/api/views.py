@@ -9,15 +9,13 @@ retry loop; ``GET verdicts`` lists stored verdicts, filtered and paginated. Erro
 from __future__ import annotations
 
 from django.db.models import Q
-from django.utils.translation import gettext
 from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import OpenApiParameter, extend_schema
-from rest_framework import exceptions, status
+from rest_framework import status
 from rest_framework.decorators import api_view, parser_classes, permission_classes
-from rest_framework.pagination import PageNumberPagination
 from rest_framework.response import Response
 
-from core import query_params
+from core.api_pagination import StrictPageNumberPagination
 from core.api_parsers import StrictJSONParser
 from core.permissions import IsResearcher
 from director.api.requests import RequestError, parse_check, parse_session, parse_turn, parse_verdict_filters
@@ -123,21 +121,12 @@ def turns(request, session_id: int):
     })  # fmt: skip
 
 
-class VerdictPages(PageNumberPagination):
+class VerdictPages(StrictPageNumberPagination):
     """50 per page; ``pageSize`` from 1 to 500, anything else a 400 (not DRF's silent default or cap)."""
 
     page_size = 50
     page_size_query_param = "pageSize"
     max_page_size = 500
-
-    def get_page_size(self, request):
-        name = self.page_size_query_param
-        try:
-            return query_params.whole_number(
-                request.query_params, name, default=self.page_size, minimum=1, maximum=self.max_page_size
-            )
-        except query_params.QueryParamError as exc:
-            raise exceptions.ValidationError({name: [exc.translated(gettext)]}) from None
 
 
 @extend_schema(

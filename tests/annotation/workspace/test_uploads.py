@@ -1,6 +1,7 @@
 """A new batch from a JSONL file, and more dialogues for a batch: all or nothing, with every problem listed."""
 
 import json
+import logging
 
 import pytest
 from django.core.files.uploadedfile import SimpleUploadedFile
@@ -160,6 +161,19 @@ def test_a_large_file_with_problems_fails_its_job_and_the_batch_page_lists_them(
     assert "<code>dialogues.jsonl:3</code>" in html and 'data-path="$.context[0].turn"' in html
     page = researcher_client.get(response["Location"]).content.decode()
     assert "<code>dialogues.jsonl:5</code>" in page and "nothing was stored" in page.lower()
+
+
+def test_a_refused_dialogue_job_is_logged_as_one_warning_line_without_traceback(
+    researcher_client, batch, monkeypatch, caplog
+):
+    _large(monkeypatch)
+    researcher_client.post(f"/research/batches/{batch.pk}/", {"file": _file([dialogue(40), *BAD_ROWS])})
+    job = Job.objects.get(kind=upload_jobs.DIALOGUES_UPLOAD)
+    with caplog.at_level(logging.INFO):
+        job_run(job_id=job.pk)
+    records = [r for r in caplog.records if r.levelno >= logging.WARNING]
+    assert [(r.name, r.levelno) for r in records] == [("core.job_runner", logging.WARNING)]
+    assert records[0].exc_info is None and "Traceback" not in caplog.text
 
 
 def test_the_batch_page_reloads_itself_when_its_upload_job_succeeded(researcher_client, batch, monkeypatch):
