@@ -110,7 +110,9 @@ def _shaped(body: dict, status: int) -> dict:
         if isinstance(errors, list) and all(isinstance(e, dict) and "message" in e for e in errors):
             problems = [{"path": e.get("field", e.get("path")), "message": str(e["message"])} for e in errors]
         else:
-            problems = [{"path": body.get("field"), "message": detail}]
+            field = body.get("field")
+            message = detail.removeprefix(f"{field}: ") if isinstance(field, str) else detail
+            problems = [{"path": field, "message": message}]
     extra = {key: value for key, value in body.items() if key not in ("problems",)}
     return {**extra, "success": False, "error": extra.get("error", detail), "detail": detail, "problems": problems}
 

@@ -81,7 +81,7 @@ def check_value(raw: bytes, value: object) -> Finding | None:
         try:
             keys = _count_keys(value, 1)
         except _TooDeep:
-            return Finding.at(_deep_path(value), TOO_DEEP, limit=MAX_DEPTH)
+            return Finding.at(_short(_deep_path(value)), TOO_DEEP, limit=MAX_DEPTH)
     else:
         keys = 0
     if _ESCAPES.search(raw):
@@ -136,6 +136,14 @@ def _deep_path(value) -> str:
             path += f"[{index}]"
         depth += 1
     return path
+
+
+def _short(path: str, limit: int = 48) -> str:
+    """A deep path cut to ``limit`` characters at a segment's end, with "…" (64 × ``[0]`` helps no one)."""
+    if len(path) <= limit:
+        return path
+    cut = max(path.rfind("[", 0, limit), path.rfind(".", 0, limit))
+    return path[: cut if cut > 1 else limit] + "…"
 
 
 def _depth_over(value, allowed: int) -> bool:
@@ -263,7 +271,7 @@ def _parse_slowly(raw: bytes) -> tuple[object, Finding | None]:
             "nested more than %(limit)s levels deep at line %(lineno)s column %(column)s; "
             "at most %(limit)s levels of arrays and objects are accepted"
         )
-        return None, Finding.at(path, template, limit=MAX_DEPTH, lineno=line, column=column)
+        return None, Finding.at(_short(path), template, limit=MAX_DEPTH, lineno=line, column=column)
     try:
         return _DECODER.decode(text), None
     except ValueError as exc:
