@@ -19,22 +19,21 @@ def _json_body(field: serializers.Field) -> bool:
     return content_type.split(";")[0].strip() in ("application/json", "")
 
 
-class StrictIntegerField(serializers.IntegerField):
+class _JsonNumber:
+    """``to_internal_value`` refuses a string, a boolean or a container where a JSON body needs a number."""
+
+    def to_internal_value(self, data):
+        if _json_body(self) and (isinstance(data, bool) or not isinstance(data, (int, float))):
+            self.fail("not_a_number", type=_type(data))
+        return super().to_internal_value(data)
+
+
+class StrictIntegerField(_JsonNumber, serializers.IntegerField):
     default_error_messages = {"not_a_number": "expected a JSON number (an integer), got {type}"}
 
-    def to_internal_value(self, data):
-        if _json_body(self) and (isinstance(data, bool) or not isinstance(data, (int, float))):
-            self.fail("not_a_number", type=_type(data))
-        return super().to_internal_value(data)
 
-
-class StrictFloatField(serializers.FloatField):
+class StrictFloatField(_JsonNumber, serializers.FloatField):
     default_error_messages = {"not_a_number": "expected a JSON number, got {type}"}
-
-    def to_internal_value(self, data):
-        if _json_body(self) and (isinstance(data, bool) or not isinstance(data, (int, float))):
-            self.fail("not_a_number", type=_type(data))
-        return super().to_internal_value(data)
 
 
 def _type(value) -> str:

@@ -14,6 +14,7 @@ from rest_framework import exceptions, status
 from rest_framework.views import exception_handler
 
 from core.api_errors import api_exception_handler as core_exception_handler
+from core.api_errors import validation_problems
 from core.api_parsers import JsonBodyError
 
 
@@ -40,26 +41,9 @@ def invalid(field: str, message: str) -> exceptions.ValidationError:
     return exceptions.ValidationError({field: [message]})
 
 
-def _flatten(detail, path: str = "") -> list[dict]:
-    """``[{field, message}]`` from DRF's nested error detail (dicts by field, lists by index)."""
-    if isinstance(detail, dict):
-        found = []
-        for key, value in detail.items():
-            if isinstance(key, int):  # a ListField reports its items by index
-                found += _flatten(value, f"{path}[{key}]")
-                continue
-            name = "" if key == "non_field_errors" else str(key)
-            found += _flatten(value, f"{path}.{name}" if path and name else (name or path))
-        return found
-    if isinstance(detail, list):
-        if all(not isinstance(item, (dict, list)) for item in detail):
-            return [{"field": path or None, "message": str(item)} for item in detail]
-        found = []
-        for index, item in enumerate(detail):
-            if item:  # DRF reports the valid items of a list as empty
-                found += _flatten(item, f"{path}[{index}]")
-        return found
-    return [{"field": path or None, "message": str(detail)}]
+def _flatten(detail) -> list[dict]:
+    """``[{field, message}]`` from DRF's nested error detail (``core.api_errors.validation_problems``)."""
+    return [{"field": p["path"], "message": p["message"]} for p in validation_problems(detail)]
 
 
 def _text(problem: dict) -> str:
