@@ -57,6 +57,17 @@ def read_catalogue(path: str | Path, log: ProblemLog) -> tuple[str, ...] | None:
         return None
 
 
+def _check_experiment_id(experiment_id: str | None, log: ProblemLog, *, limit: int) -> None:
+    """An experiment id is printable text that fits its column (it shows in exports and the panel)."""
+    if experiment_id is None:
+        return
+    if len(experiment_id) > limit or not experiment_id.isprintable():
+        template = gettext_noop(
+            "the experiment id must be at most %(limit)s printable characters (no control characters)"
+        )
+        log.add(Problem.of("--experiment", None, "experimentId", template, limit=limit))
+
+
 def trials_import(
     *,
     paths: Sequence[str | Path],
@@ -72,13 +83,16 @@ def trials_import(
     """
     log = ProblemLog()
     catalogue = read_catalogue(catalogue_path, log) if catalogue_path is not None else None
+    before = len(log.problems)
     check_batch_name(batch_name, log, limit=Batch._meta.get_field("name").max_length, digits_only=False)
+    named = len(log.problems) == before  # a refused name is never looked up (a NUL would fail the query)
+    _check_experiment_id(experiment_id, log, limit=Batch._meta.get_field("experiment_id").max_length)
     readable = readable_paths(paths, log)
     records: list[TrialRecord] = load_records_with_unique_ids(readable, parse_trial, log=log)
     report_files_without_records(
         readable, records, log, empty=gettext_noop("no trials in this file (it is empty or has only blank lines)")
     )
-    batch = Batch.objects.filter(name=batch_name).first()
+    batch = Batch.objects.filter(name=batch_name).first() if named else None
     if batch is not None and experiment_id is not None and batch.experiment_id != experiment_id:
         log.add(
             Problem(

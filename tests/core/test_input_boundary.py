@@ -250,6 +250,17 @@ def test_a_layer3_batch_name_must_be_printable_text_without_separators(api, name
     assert counts() == before
 
 
+@pytest.mark.parametrize("experiment", ["e\x00x", "e\nx", "e" * 101])
+def test_a_layer3_experiment_id_must_be_printable_and_fit(api, experiment, settings, tmp_path):
+    settings.VAR_DIR = tmp_path
+    trials = "".join(json.dumps(t, ensure_ascii=False) + "\n" for t in generate_trials(2, seed=1)).encode()
+    before = counts()
+    upload = SimpleUploadedFile("t.jsonl", trials, content_type="application/jsonl")
+    response = api.post("/api/experiment/batch/", {"name": "ok", "experimentId": experiment, "file": upload})
+    assert response.status_code == 400 and "experimentId" in {p["path"] for p in response.json()["problems"]}
+    assert counts() == before
+
+
 def test_the_import_commands_refuse_the_same_names(tmp_path):
     path = tmp_path / "t.jsonl"
     path.write_text(json.dumps(generate_trials(1, seed=1)[0]) + "\n")

@@ -16,8 +16,8 @@ def evaluated(tmp_path, settings):
     settings.VAR_DIR = tmp_path
     trials = generate_trials(5, seed=1, broken_share=0.0)
     trials[0]["inputText"] = "<script>alert('concern')</script>"
-    call_command("import_trials", str(write_trials(tmp_path / "t.jsonl", trials)), "--batch", "<b>batch</b>")
-    call_command("evaluate_layer3", "<b>batch</b>")
+    call_command("import_trials", str(write_trials(tmp_path / "t.jsonl", trials)), "--batch", "<i onmouseover=alert(1)>batch")
+    call_command("evaluate_layer3", "<i onmouseover=alert(1)>batch")
 
 
 @pytest.mark.parametrize("model", ["batch", "triallog", "layer3run"])
@@ -25,7 +25,7 @@ def test_staff_see_the_lists_with_data_text_escaped(client, staff_user, evaluate
     client.force_login(staff_user)
     response = client.get(f"/admin/layer3/{model}/")
     assert response.status_code == 200
-    assert b"<b>batch</b>" not in response.content
+    assert b"<i onmouseover=alert(1)>batch" not in response.content
 
 
 def test_a_trial_page_escapes_its_concern_and_offers_no_save(client, staff_user, evaluated):

@@ -13,6 +13,7 @@ from layer3.runs.services import layer3_run_create, layer3_run_execute
 from tests.layer3.conftest import write_trials
 
 SCRIPT = "<script>alert(1)</script>"
+NAME_XSS = "b<img src=x onerror=alert(1)>"  # a batch name holds no "/": markup that needs none
 pytestmark = pytest.mark.django_db
 
 
@@ -24,8 +25,8 @@ def batch(tmp_path, settings):
     trials[0]["inputText"] = f"転職 {SCRIPT}"
     trials[0]["generatedData"]["widgets"][0]["id"] = SCRIPT
     trials[1]["generatedData"]["reactiveBindings"]["bindings"] = [{"id": "b1", "source": "nodot", "target": "w1.x"}]
-    call_command("import_trials", str(write_trials(tmp_path / "t.jsonl", trials)), "--batch", f"b{SCRIPT}")
-    batch = Batch.objects.get(name=f"b{SCRIPT}")
+    call_command("import_trials", str(write_trials(tmp_path / "t.jsonl", trials)), "--batch", NAME_XSS)
+    batch = Batch.objects.get(name=NAME_XSS)
     options = EvaluationOptions(judge="baseline", evaluate_w2wr_semantic=True)
     layer3_run_execute(run=layer3_run_create(batch=batch, options=options))
     batch.refresh_from_db()
@@ -70,8 +71,8 @@ def test_the_nav_entry_is_for_researchers_only(client, annotator, researcher):
 
 def test_batch_list_counts(as_researcher, batch):
     html = as_researcher.get(reverse("layer3:batches")).content.decode()
-    assert SCRIPT not in html and "b&lt;script&gt;" in html
-    row = html[html.index("b&lt;script&gt;") :]
+    assert NAME_XSS not in html and "b&lt;img src=x onerror=alert(1)&gt;" in html
+    row = html[html.index("b&lt;img src=x") :]
     cells = [c.split(">")[-1] for c in row.split("</td>")[:6]]
     assert cells[1:5] == ["20", "5", "20", "0"]  # trials, configs, evaluated (the broken one too), not evaluated
 
