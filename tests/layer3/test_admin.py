@@ -16,7 +16,9 @@ def evaluated(tmp_path, settings):
     settings.VAR_DIR = tmp_path
     trials = generate_trials(5, seed=1, broken_share=0.0)
     trials[0]["inputText"] = "<script>alert('concern')</script>"
-    call_command("import_trials", str(write_trials(tmp_path / "t.jsonl", trials)), "--batch", "<i onmouseover=alert(1)>batch")
+    call_command(
+        "import_trials", str(write_trials(tmp_path / "t.jsonl", trials)), "--batch", "<i onmouseover=alert(1)>batch"
+    )
     call_command("evaluate_layer3", "<i onmouseover=alert(1)>batch")
 
 
