@@ -52,7 +52,11 @@ class Command(BaseCommand):
             nonlocal stopping
             stopping = True
 
+        # Ctrl-C and SIGTERM both stop the loop below. SIGINT gets a handler of its own: a process started
+        # from a background job (``make run &``, a CI script run with ``&``) inherits SIGINT ignored, and
+        # would otherwise never see the Ctrl-C or ``kill -INT`` that its user sends.
         signal.signal(signal.SIGTERM, on_term)
+        signal.signal(signal.SIGINT, on_term)
         # Each child leads its own process group, so stopping reaches the reloader's and the
         # worker's subprocesses too, whether the stop came from Ctrl-C or from SIGTERM.
         children = {
@@ -83,9 +87,10 @@ class Command(BaseCommand):
             sys.exit(exit_code)
 
     def _stop(self, children: dict[str, subprocess.Popen]) -> None:
-        # runserver (reloader parent and child) stops on SIGINT; SIGTERM to the Celery main
-        # process alone gives a warm shutdown in which it stops its own pool.
-        self._signal_group(children["web server"], signal.SIGINT)
+        # SIGTERM to runserver's group stops the reloader parent and child (which, like this process,
+        # may have inherited SIGINT ignored); SIGTERM to the Celery main process alone gives a warm
+        # shutdown in which it stops its own pool.
+        self._signal_group(children["web server"], signal.SIGTERM)
         if children["worker"].poll() is None:
             children["worker"].send_signal(signal.SIGTERM)
         deadline = time.monotonic() + STOP_TIMEOUT
