@@ -20,8 +20,11 @@ embedded as Type 42.
 
 from __future__ import annotations
 
+import contextlib
+import functools
 import struct
 from functools import lru_cache
+from pathlib import Path
 
 from matplotlib import font_manager, patheffects
 from matplotlib.ft2font import FT2Font
@@ -49,10 +52,33 @@ BASE_RC = {
 
 def find_cjk_font() -> str | None:
     """The family name of an installed CJK font ("Noto Sans CJK JP" first), or None when there is none."""
+    name = _cjk_family()
+    if name is None and _added_system_cjk_fonts():
+        name = _cjk_family()
+    return name
+
+
+def _cjk_family() -> str | None:
     names = sorted({entry.name for entry in font_manager.fontManager.ttflist})
     if PREFERRED_CJK_FONT in names:
         return PREFERRED_CJK_FONT
     return next((name for name in names if "CJK" in name), None)
+
+
+@functools.cache
+def _added_system_cjk_fonts() -> bool:
+    """Add the system's CJK font files that matplotlib's font cache (~/.cache/matplotlib) does not know.
+
+    The cache is built once, so fonts installed afterwards (``apt-get install fonts-noto-cjk`` after a
+    first figure) would stay unseen and Japanese would fall back to English. Looked up once per process.
+    """
+    added = False
+    for path in font_manager.findSystemFonts():
+        if "cjk" in Path(path).name.lower():
+            with contextlib.suppress(Exception):  # a broken font file is no reason to fail a figure
+                font_manager.fontManager.addfont(path)
+                added = True
+    return added
 
 
 def has_cff_outlines(path: str) -> bool:
