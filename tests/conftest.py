@@ -69,6 +69,9 @@ def celery_worker(transactional_db):
 
     from config.celery import app as celery_app
 
+    # Tests before this one queued tasks that no worker took (jobs enqueued without a worker): they would
+    # all run first, one by one, and under load outlast the test's wait. They belong to no test now.
+    celery_app.control.purge()
     with start_worker(celery_app, pool="solo", concurrency=1, perform_ping_check=False, shutdown_timeout=10):
         yield
 
