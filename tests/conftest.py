@@ -22,7 +22,7 @@ if _XDIST_WORKER or "CELERY_QUEUE" not in os.environ:
 # The browser tests talk plain HTTP to the live server.
 os.environ.setdefault("SECURE_COOKIES", "0")
 
-import django.conf
+import django.conf  # noqa: E402 - after the environment above
 
 django.conf.settings.DATABASES  # noqa: B018 - makes pytest-django finish set-up in pytest_configure
 
