@@ -30,6 +30,13 @@ from config.env import (
 
 BASE_DIR = Path(__file__).resolve().parent.parent
 VAR_DIR = Path(env_str("VAR_DIR", str(BASE_DIR / "var")))
+# pytest-xdist's worker processes inherit one environment (and load these settings before the test
+# set-up runs): each gets a folder and a Celery queue of its own, or one process's worker takes the
+# other's tasks.
+_XDIST_WORKER = env_str("PYTEST_XDIST_WORKER")
+if _XDIST_WORKER:
+    VAR_DIR = VAR_DIR / f"xdist-{_XDIST_WORKER}"
+    VAR_DIR.mkdir(parents=True, exist_ok=True)
 
 
 def _private(path: Path, *, mode: int) -> None:
@@ -135,7 +142,7 @@ try:
     CELERY_TASK_REJECT_ON_WORKER_LOST = True
     CELERY_BROKER_CONNECTION_RETRY_ON_STARTUP = True
     CELERY_WORKER_HIJACK_ROOT_LOGGER = False
-    CELERY_TASK_DEFAULT_QUEUE = env_str("CELERY_QUEUE", "jaiml")
+    CELERY_TASK_DEFAULT_QUEUE = env_str("CELERY_QUEUE", "jaiml") + (f"-{_XDIST_WORKER}" if _XDIST_WORKER else "")
     CELERY_BEAT_SCHEDULE = {
         "expire-reservations": {"task": "annotation.expire_reservations", "schedule": 300.0},
     }

@@ -10,19 +10,15 @@ import uuid
 
 os.environ.setdefault("DJANGO_SETTINGS_MODULE", "config.settings")
 os.environ.setdefault("SECRET_KEY", "insecure-test-only-" + uuid.uuid4().hex)
-# Tests never touch the developer's var/ (database, broker queue, demo passwords). A queue of its own, so a
-# worker of a running `make run` on the same Redis never takes test tasks. Each pytest-xdist worker gets
-# both of its own: the workers inherit the main process's environment, and with one shared queue a test's
-# worker took (and skipped) the jobs of the other process's tests while its own waited.
-_XDIST_WORKER = os.environ.get("PYTEST_XDIST_WORKER")
-if _XDIST_WORKER or "VAR_DIR" not in os.environ:
-    os.environ["VAR_DIR"] = tempfile.mkdtemp(prefix=f"jaiml-test-var-{_XDIST_WORKER or 'main'}-")
-if _XDIST_WORKER or "CELERY_QUEUE" not in os.environ:
-    os.environ["CELERY_QUEUE"] = f"jaiml-test-{uuid.uuid4().hex[:8]}-{_XDIST_WORKER or 'main'}"
+# Tests never touch the developer's var/ (database, broker queue, demo passwords).
+os.environ.setdefault("VAR_DIR", tempfile.mkdtemp(prefix="jaiml-test-var-"))
+# A queue of its own, so a worker of a running `make run` on the same Redis never takes test tasks.
+# (pytest-xdist's workers each add their id to both: config/settings.py, PYTEST_XDIST_WORKER.)
+os.environ.setdefault("CELERY_QUEUE", f"jaiml-test-{uuid.uuid4().hex[:8]}")
 # The browser tests talk plain HTTP to the live server.
 os.environ.setdefault("SECURE_COOKIES", "0")
 
-import django.conf  # noqa: E402 - after the environment above
+import django.conf
 
 django.conf.settings.DATABASES  # noqa: B018 - makes pytest-django finish set-up in pytest_configure
 

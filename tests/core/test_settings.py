@@ -7,7 +7,9 @@ ROOT = Path(__file__).resolve().parents[2]
 
 
 def _settings_in_subprocess(code: str, **env) -> subprocess.CompletedProcess:
-    environ = {k: v for k, v in os.environ.items() if k not in ("SECRET_KEY", "DEBUG", "DATABASE_URL")}
+    # PYTEST_XDIST_WORKER too: these settings are read as a deployment reads them, not as a test worker
+    dropped = ("SECRET_KEY", "DEBUG", "DATABASE_URL", "PYTEST_XDIST_WORKER")
+    environ = {k: v for k, v in os.environ.items() if k not in dropped}
     environ.update({"DJANGO_SETTINGS_MODULE": "config.settings", **env})
     script = "import django; django.setup(); from django.conf import settings; " + code
     return subprocess.run([sys.executable, "-c", script], cwd=ROOT, env=environ, capture_output=True, text=True)
