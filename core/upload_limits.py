@@ -26,6 +26,8 @@ from django.template.defaultfilters import filesizeformat
 from django.utils.datastructures import MultiValueDict
 from django.utils.translation import gettext as _
 
+from core.api_errors import error_body
+
 # The setting that limits the files of each route taking uploads (its URL name).
 ROUTE_LIMITS = {
     "layer3-api-batch-upload": "UPLOAD_MAX_BYTES_TRIALS",  # POST /api/experiment/batch/
@@ -98,8 +100,7 @@ class UploadTooLarge(RequestDataTooBig):
     def body(self, field: str = "file") -> dict:
         """The API's error body (``{"success": false, "error", "detail", "problems": [{"path", "message"}]}``)."""
         message = self.message
-        problem = {"path": self.field or field, "message": message}
-        return {"success": False, "error": message, "detail": message, "problems": [problem]}
+        return error_body(message, [{"path": self.field or field, "message": message}])
 
 
 class RefusedUpload(UploadedFile):
@@ -219,46 +220,3 @@ def upload_size_error(upload, setting: str) -> str | None:
     if upload is not None and (upload.size or 0) > limit_bytes(setting):
         return UploadTooLarge(setting=setting, size=upload.size, names=[upload.name]).message
     return None
-
-
-class SettingBytes:
-    """A module constant that reads its setting at each use (so ``override_settings`` reaches it): compares,
-    divides and formats as the int it holds."""
-
-    def __init__(self, setting: str):
-        self.setting = setting
-
-    def __int__(self) -> int:
-        return limit_bytes(self.setting)
-
-    __index__ = __int__
-
-    def __float__(self) -> float:
-        return float(int(self))
-
-    def __eq__(self, other) -> bool:
-        return int(self) == other
-
-    def __hash__(self) -> int:
-        return hash(int(self))
-
-    def __lt__(self, other) -> bool:
-        return int(self) < other
-
-    def __le__(self, other) -> bool:
-        return int(self) <= other
-
-    def __gt__(self, other) -> bool:
-        return int(self) > other
-
-    def __ge__(self, other) -> bool:
-        return int(self) >= other
-
-    def __floordiv__(self, other) -> int:
-        return int(self) // other
-
-    def __truediv__(self, other) -> float:
-        return int(self) / other
-
-    def __repr__(self) -> str:
-        return f"<{self.setting}: {int(self)} bytes>"

@@ -19,7 +19,7 @@ from django.test import Client, override_settings
 from django.urls import URLPattern, URLResolver, get_resolver
 
 from annotation.models import Batch, Dialogue
-from core.upload_limits import FORM_ALLOWANCE, ROUTE_LIMITS, RefusedUpload, SettingBytes, UploadTooLarge
+from core.upload_limits import FORM_ALLOWANCE, ROUTE_LIMITS, RefusedUpload, UploadTooLarge
 from core.uploads import upload_keep
 from tests.annotation.api.support import make_batch, token_client
 from tests.annotation.conftest import dialogue
@@ -144,10 +144,12 @@ def test_a_refused_upload_cannot_be_read_or_kept(settings, tmp_path):
     assert _files_under(tmp_path) == []
 
 
-def test_a_setting_read_as_a_constant_follows_the_setting():
-    limit = SettingBytes("UPLOAD_MAX_BYTES_SPREADSHEET")
+def test_the_sheet_limit_follows_the_setting_at_each_use():
+    from annotation.spreadsheets.uploads import max_upload_bytes, upload_limits
+
     with override_settings(UPLOAD_MAX_BYTES_SPREADSHEET=3 * 1024 * 1024):
-        assert int(limit) == 3 * 1024 * 1024 and limit // (1024 * 1024) == 3
+        limit = max_upload_bytes()
+        assert limit == 3 * 1024 * 1024 and upload_limits()["max_mb"] == 3
         over, at = 3 * 1024 * 1024 + 1, 3 * 1024 * 1024  # an upload's size on the left, as a form compares it
         assert over > limit and not at > limit and limit >= at
 

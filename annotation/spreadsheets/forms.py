@@ -9,7 +9,7 @@ from django.template.defaultfilters import filesizeformat
 from django.utils.translation import gettext_lazy as _
 
 from annotation.models import Batch
-from annotation.spreadsheets.uploads import MAX_UPLOAD_BYTES
+from annotation.spreadsheets.uploads import max_upload_bytes
 from core.roles import ANNOTATOR
 
 _NOT_THEIRS = _(
@@ -53,13 +53,14 @@ class SheetUploadForm(_NoColon, forms.Form):
 
     def clean_file(self):
         file = self.cleaned_data["file"]
-        if file.size > MAX_UPLOAD_BYTES:
+        limit = max_upload_bytes()
+        if file.size > limit:
             raise forms.ValidationError(
                 _(
                     "This file is %(size)s; uploads are limited to %(max)s. "
                     "Split it into smaller files (a CSV by rows)."
                 ),
-                params={"size": filesizeformat(file.size), "max": filesizeformat(MAX_UPLOAD_BYTES)},
+                params={"size": filesizeformat(file.size), "max": filesizeformat(limit)},
                 code="too_large",
             )
         return file

@@ -20,7 +20,7 @@ from annotation.models import Batch
 from annotation.spreadsheets.imports import SheetImportSummary, SheetRejected, sheet_import
 from annotation.spreadsheets.problems import SHEET_OF_ANOTHER_BATCH
 from annotation.spreadsheets.reader import ZIP_MAGIC, SheetProblem
-from core.upload_limits import SettingBytes
+from core.upload_limits import limit_bytes
 from core.uploads import upload_discard, upload_keep
 
 # Above either limit a sheet is checked and stored by a worker, with its progress on the page.
@@ -29,7 +29,14 @@ LARGE_UPLOAD_ROWS = 5_000
 # A workbook's rows are not counted before it is read: estimated from its size (a filled template
 # of short Japanese dialogues takes 300 to 800 bytes a row).
 XLSX_BYTES_PER_ROW = 300
-MAX_UPLOAD_BYTES = SettingBytes("UPLOAD_MAX_BYTES_SPREADSHEET")  # larger uploads are refused before they are kept
+
+
+def max_upload_bytes() -> int:
+    """The largest sheet accepted (``UPLOAD_MAX_BYTES_SPREADSHEET``, read at each use); larger ones are refused
+    before they are kept."""
+    return limit_bytes("UPLOAD_MAX_BYTES_SPREADSHEET")
+
+
 UPLOAD_FOLDER = Path("uploads") / "sheets"  # under VAR_DIR
 _MB = 1024 * 1024
 
@@ -56,7 +63,7 @@ def upload_limits() -> dict:
     return {
         "large_mb": LARGE_UPLOAD_BYTES // _MB,
         "large_rows": f"{LARGE_UPLOAD_ROWS:,}",
-        "max_mb": MAX_UPLOAD_BYTES // _MB,
+        "max_mb": max_upload_bytes() // _MB,
     }
 
 

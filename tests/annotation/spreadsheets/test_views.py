@@ -12,7 +12,6 @@ from django.test import Client
 from django.utils import translation
 from openpyxl import load_workbook
 
-import annotation.spreadsheets.forms as sheet_forms
 import annotation.spreadsheets.uploads as sheet_uploads
 from annotation.axes import AXES
 from annotation.models import Annotation, Batch, Dialogue, ItemComment
@@ -292,10 +291,10 @@ def test_a_sheet_of_another_batch_stores_nothing(ann_client, batch, other_batch)
     assert not Annotation.objects.exists()
 
 
-def test_an_empty_post_or_a_file_over_the_limit_is_refused_beside_the_field(ann_client, batch, monkeypatch):
+def test_an_empty_post_or_a_file_over_the_limit_is_refused_beside_the_field(ann_client, batch, settings):
     response = ann_client.post(_urls(batch)["page"], {})
     assert response.status_code == 400 and "This field is required." in response.content.decode()
-    monkeypatch.setattr(sheet_forms, "MAX_UPLOAD_BYTES", 100)
+    settings.UPLOAD_MAX_BYTES_SPREADSHEET = 100
     response = ann_client.post(_urls(batch)["page"], {"file": _file(_csv([_csv_row(0)]), "big.csv")})
     html = response.content.decode()
     assert response.status_code == 400 and "uploads are limited to 100\xa0bytes" in html
