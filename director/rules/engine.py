@@ -8,8 +8,10 @@ The steps, each documented in its module:
 3. ``sentences``: sentences and lines (§6.1); ``analyser``: one Sudachi analysis shared by the topic,
    topic-loop and contradiction checks;
 4. the rules, in ``RULE_ORDER``: ``bracket`` WARN, ``script_format`` WARN, ``format`` (lines),
-   ``setting``, ``praise`` (§5), ``scatter`` (§6), ``contradiction``, ``tone`` (§4), ``topic_loop`` WARN
-   (§8). A character's ``rules`` switch off the ones that do not apply to it (praise for やな).
+   ``setting``, ``praise`` (§5), ``scatter`` (§6), ``contradiction`` RETRY and ``litotes`` WARN (§3,
+   one check: ``contradiction``), ``tone`` (§4), ``topic_loop`` WARN (§8). A character's ``rules``
+   switch off the ones that do not apply to it (praise for やな; ``contradiction`` covers ``litotes``).
+   A rule with several messages picks the one of the condition that fired (``messages``).
 
 ``history`` (the dialogue so far) is accepted and not used: the checks that need it (a loop across
 turns, a topic changed too early, §8) are not hard rules of one utterance and are not made here; the
@@ -20,8 +22,9 @@ verdict says nothing about them. ``director.sessions.state`` makes them from the
 from __future__ import annotations
 
 from director.rules.analyser import get_analyser
+from director.rules.messages import missing_markers, scatter_kind
 from director.rules.normalise import normalise
-from director.rules.prepared import LANGUAGES
+from director.rules.prepared import LANGUAGES, message_status
 from director.rules.quotes import find_quotes, is_script
 from director.rules.ruleset import RuleSet, default_rule_set
 from director.rules.sentences import line_spans, sentence_spans
@@ -69,27 +72,27 @@ def check_utterance(
     findings: list[Finding] = []
     locate = normalised.evidence if not shift else lambda start, end: normalised.evidence(start + 1, end + 1)
 
-    def add(rule: str, status: str, spans, **fields) -> None:
-        findings.append(Finding(rule, status, spans, locate, prepared.templates[rule, status, language], fields))
+    def add(rule: str, kind: str, spans, **fields) -> None:
+        templates = prepared.templates[rule, kind, language]
+        findings.append(Finding(rule, message_status(kind), spans, locate, templates, fields))
 
     if quotes.unbalanced:
-        add(
-            "bracket", WARN, [(at, at + 1) for at in quotes.unbalanced], brackets=[body[at] for at in quotes.unbalanced]
-        )
+        spans = [(at, at + 1) for at in quotes.unbalanced]
+        add("bracket", "warn", spans, brackets=[body[at] for at in quotes.unbalanced])
     if script:  # the brackets themselves, outside the judged text
         spans = [(0, 1), (len(display) - 1, len(display))]
-        templates = prepared.templates["script_format", WARN, language]
+        templates = prepared.templates["script_format", "warn", language]
         findings.append(Finding("script_format", WARN, spans, normalised.evidence, templates, {}))
 
     applies = character.rules
     if "format" in applies:
         lines = line_spans(body, prepared.warn_lines)
         if len(lines) >= prepared.warn_lines:
-            status = RETRY if len(lines) >= prepared.retry_lines else WARN
+            kind = "retry" if len(lines) >= prepared.retry_lines else "warn"
             over = [(lines[prepared.warn_lines - 1][0], lines[-1][1])]
             add(
                 "format",
-                status,
+                kind,
                 over,
                 lines=len(lines),
                 warn_lines=prepared.warn_lines,
@@ -97,31 +100,37 @@ def check_utterance(
             )
     if "setting" in applies and prepared.setting.search(body) is not None:
         spans = [match.span() for match in prepared.setting.finditer(body)]
-        add("setting", RETRY, spans, phrases=_distinct(body, spans))
+        add("setting", "retry", spans, phrases=_distinct(body, spans))
     if "praise" in applies:
-        praise = prepared.praise.find(view, sentences)
+        praise = prepared.praise.find(view, sentences, tokens)
         if praise is not None:
-            status, words, affirmation = praise
+            kind, words, affirmation = praise
             spans = sorted(words + affirmation)
-            add("praise", status, spans, words=_distinct(body, words), affirmation=_distinct(body, affirmation))
+            if kind == "retry_listener":  # the evaluation word with its ending: 天才ですね
+                affirmation_texts = [body[words[0][0] : (affirmation or words)[-1][1]]]
+            else:
+                affirmation_texts = _distinct(body, affirmation)
+            add("praise", kind, spans, words=_distinct(body, words), affirmation=affirmation_texts)
     if "scatter" in applies:
-        count, topics = len(sentences), len(heads)
-        if count >= prepared.retry_sentences and topics >= prepared.retry_topics:
-            status = RETRY
-        elif count >= prepared.warn_sentences or topics >= prepared.warn_topics:
-            status = WARN
-        else:
-            status = None
-        if status is not None:
-            add("scatter", status, list(heads.values()), sentences=count, topics=topics, heads=list(heads))
+        kind = scatter_kind(prepared, len(sentences), len(heads))
+        if kind is not None:
+            add(
+                "scatter", kind, list(heads.values()), sentences=len(sentences), topics=len(heads), heads=list(heads),
+                warn_sentences=prepared.warn_sentences, warn_topics=prepared.warn_topics,
+            )  # fmt: skip
     if "contradiction" in applies:
-        spans = prepared.contradictions.find(body, tokens, analyser)
-        if spans:
-            add("contradiction", RETRY, spans, expressions=_distinct(body, spans))
+        reversals, litotes = prepared.contradictions.find(body, tokens, analyser)
+        if reversals:
+            add("contradiction", "retry", reversals, expressions=_distinct(body, reversals))
+        if litotes:
+            add("litotes", "warn", litotes, expressions=_distinct(body, litotes))
     if "tone" in applies and tone.score < prepared.pass_score:
-        status = WARN if tone.score >= prepared.warn_score else RETRY
-        endings, vocabulary = list(character.endings), list(character.vocabulary)
-        add("tone", status, profile.evidence(view, tone), score=tone.score, endings=endings, vocabulary=vocabulary)
+        kind = "warn" if tone.score >= prepared.warn_score else "retry"
+        add(
+            "tone", kind, profile.evidence(view, tone), score=tone.score, needed=prepared.pass_score - tone.score,
+            missing=missing_markers(prepared, character, tone, language),
+            endings=list(character.endings), vocabulary=list(character.vocabulary),
+        )  # fmt: skip
     if "topic_loop" in applies:
         repeated = repeated_words(tokens, prepared.stop_words, prepared.repeat_count)
         if repeated:
@@ -129,7 +138,7 @@ def check_utterance(
                 (tokens.start(index), tokens.end(index)) for indexes in repeated.values() for index in indexes
             )
             words = [f"{word}×{len(indexes)}" for word, indexes in repeated.items()]
-            add("topic_loop", WARN, spans, words=words, repeat_count=prepared.repeat_count)
+            add("topic_loop", "warn", spans, words=words, repeat_count=prepared.repeat_count)
 
     statuses = [finding.status for finding in findings]
     modified = None

@@ -63,11 +63,13 @@ _THRESHOLDS = {
 }
 _WORD_LISTS = {
     "setting": ("phrases",),
-    "praise": ("evaluation_words", "targets", "predicates"),
+    "praise": ("evaluation_words", "targets", "predicates", "predicate_endings", "subject_particles"),
     "contradiction": (
         "negative_prefixes",
         "negative_prefix_words",
         "not_negative_prefix_words",
+        "tag_negations",
+        "tag_endings",
         "negations",
         "question_endings",
         "double_negations",
@@ -202,19 +204,19 @@ def _check_order(reader: Reader, thresholds: dict) -> None:
 def _read_messages(reader: Reader, raw: object) -> dict:
     data = reader.fields(raw, "messages", MESSAGE_FIELDS)
     messages = {}
-    for rule, (statuses, _) in MESSAGE_FIELDS.items():
+    for rule, spec in MESSAGE_FIELDS.items():
         path = child("messages", rule)
-        entry = reader.fields(data[rule], path, (*statuses, "suggestion"))
+        entry = reader.fields(data[rule], path, spec.keys)
         messages[rule] = {}
-        for kind in (*statuses, "suggestion"):
-            texts = reader.fields(entry[kind], child(path, kind), LANGUAGES)
+        for key in spec.keys:
+            texts = reader.fields(entry[key], child(path, key), LANGUAGES)
             for language in LANGUAGES:
-                where = child(child(path, kind), language)
+                where = child(child(path, key), language)
                 template = reader.text(texts[language], where)
-                problem = template_problem(template, rule)
+                problem = template_problem(template, rule, key)
                 if problem:
                     raise reader.error(where, problem)
-            messages[rule][kind] = {language: texts[language] for language in LANGUAGES}
+            messages[rule][key] = {language: texts[language] for language in LANGUAGES}
     return messages
 
 

@@ -32,6 +32,7 @@ RULE_ORDER = (
     "praise",
     "scatter",
     "contradiction",
+    "litotes",
     "tone",
     "topic_loop",
 )

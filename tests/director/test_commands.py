@@ -15,7 +15,7 @@ UTTERANCES = [
         "speaker": "ayu",
         "text": "つまり、目安は一日二時間です。\n休憩も推奨されています。\n水分も取りましょう。\n以上です。",
     },
-    {"id": "u4", "speaker": "yana", "text": "まだ未成年じゃないし！！"},
+    {"id": "u4", "speaker": "yana", "text": "まだ未成年じゃない！！"},
     {"id": "u5", "speaker": "あゆ", "text": "<script>alert(1)</script>です。\nですね。\n以上です。"},
 ]
 

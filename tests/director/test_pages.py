@@ -92,14 +92,14 @@ def test_comparing_a_candidate_rule_set_shows_the_transitions(as_researcher):
 
     from director.rules.ruleset import DEFAULT_RULE_SET
 
-    for text, speaker in [(PRAISE, "ayu"), ("すごいですね。つまり、駅から近いです。", "ayu")]:
+    for text, speaker in [(PRAISE, "ayu"), ("すごい景色ですね。つまり、駅から近いです。", "ayu")]:
         verdict_store(evaluate_line(text=text, speaker=speaker, llm=False))
-    yaml = DEFAULT_RULE_SET.read_text(encoding="utf-8").replace('version: "1.1"', 'version: "1.1-lenient"')
+    yaml = DEFAULT_RULE_SET.read_text(encoding="utf-8").replace('version: "1.2"', 'version: "1.2-lenient"')
     yaml = yaml.replace("evaluation_words: [すごい, ", "evaluation_words: [")
     url = reverse("director:stats-compare")
     response = as_researcher.post(url, {"rules": SimpleUploadedFile("lenient.yaml", yaml.encode())})
     html = response.content.decode()
-    assert response.status_code == 200 and "data-transitions" in html and "1.1-lenient" in html
+    assert response.status_code == 200 and "data-transitions" in html and "1.2-lenient" in html
     assert 'data-changed="2" data-lines="2"' in html
     report = as_researcher.post(url, {"rules": SimpleUploadedFile("lenient.yaml", yaml.encode()), "download": "1"})
     assert report["Content-Type"].startswith("text/markdown") and b"# Director replay" in report.content
@@ -116,8 +116,8 @@ def test_comparing_two_uploaded_rule_sets(as_researcher):
 
     verdict_store(evaluate_line(text=PRAISE, speaker="ayu", llm=False))
     shipped = DEFAULT_RULE_SET.read_text(encoding="utf-8")
-    old = shipped.replace('version: "1.1"', 'version: "old"')
-    new = shipped.replace('version: "1.1"', 'version: "new"')
+    old = shipped.replace('version: "1.2"', 'version: "old"')
+    new = shipped.replace('version: "1.2"', 'version: "new"')
     response = as_researcher.post(reverse("director:stats-compare"), {
         "rules": SimpleUploadedFile("new.yaml", new.encode()),
         "baseline": SimpleUploadedFile("old.yaml", old.encode()),

@@ -14,7 +14,7 @@ from tests.director.rules.helpers import assert_evidence_in_original, finding
     ("text", "rule", "expected"),
     [
         ("ほんと！！！　すごい…", "praise", ["すごい"]),
-        ("えっ!!!   \n\n  天才だね｡｡", "praise", ["天才"]),
+        ("えっ!!!   \n\n  天才だね｡｡", "praise", ["天才", "だね"]),  # said of the listener: with its ending
         ("  ほんと??  まだ未成年じゃない！！", "contradiction", ["未成年じゃない"]),
         ("わあ～～～　一人暮らしなの？？", "setting", ["一人暮らし"]),
         ("猫!!猫!!\n\n\n猫!!", "topic_loop", ["猫", "猫", "猫"]),

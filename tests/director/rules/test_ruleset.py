@@ -15,7 +15,7 @@ EIGHT_LINES = "\n".join(["そっか、いいよね！"] * 8)
 
 
 def test_the_default_rule_set_loads(rules):
-    assert rules.version == "1.1"
+    assert rules.version == "1.2"
     assert re.fullmatch(r"[0-9a-f]{64}", rules.content_hash)
     assert dict(rules.characters) == {"ayu": ("あゆ",), "yana": ("やな",)}
     assert rules.character("やな").applies("praise") is False
@@ -25,7 +25,7 @@ def test_the_default_rule_set_loads(rules):
 
 def test_every_verdict_records_version_and_hash(check, rules):
     result = check("そっか", "yana").to_dict()
-    assert (result["rulesVersion"], result["rulesHash"]) == ("1.1", rules.content_hash)
+    assert (result["rulesVersion"], result["rulesHash"]) == ("1.2", rules.content_hash)
 
 
 def test_the_review_and_session_thresholds(rules):
@@ -137,7 +137,7 @@ def _delete(*path):
         (_set("colour", "red"), "default.yaml: colour: unknown key; accepted: version, thresholds,"),
         (
             _delete("praise", "targets"),
-            "default.yaml: praise.targets: missing (required here: evaluation_words, targets, predicates)",
+            "default.yaml: praise.targets: missing (required here: evaluation_words, targets, predicates, predicate_",
         ),
         (_delete("version"), "default.yaml: version: missing"),
         (_delete("session"), "default.yaml: session: missing"),
@@ -308,3 +308,32 @@ def test_an_error_is_a_value_error_with_its_parts(tmp_path):
     error = raised.value
     assert (error.file, error.path) == ("default.yaml", "thresholds.scatter.warn_topics")
     assert error.problem == "expected an integer ≥ 1, got -1"
+
+
+@pytest.mark.parametrize(
+    ("change", "message"),
+    [
+        (
+            _set("messages", "praise", "retry_listener", "ja", "{words}と{score}"),
+            "default.yaml: messages.praise.retry_listener.ja: unknown placeholder {score}; accepted: {words}",
+        ),
+        (
+            _delete("messages", "scatter", "suggestion_topics"),
+            "default.yaml: messages.scatter.suggestion_topics: missing",
+        ),
+        (
+            _set("messages", "tone", "style_polite_endings", "en", "{endings} {marks}"),
+            "default.yaml: messages.tone.style_polite_endings.en: unknown placeholder {marks}; "
+            "accepted: {endings}, {min_count}",
+        ),
+        (
+            _set("messages", "litotes", "retry", {"ja": "x", "en": "x"}),
+            "default.yaml: messages.litotes.retry: unknown key; accepted: warn, suggestion",
+        ),
+        (_delete("contradiction", "tag_endings"), "default.yaml: contradiction.tag_endings: missing"),
+    ],
+)
+def test_every_message_kind_and_part_is_checked_with_its_own_placeholders(tmp_path, change, message):
+    with pytest.raises(RuleSetError) as raised:
+        load_rule_set(write_rule_set(tmp_path, change))
+    assert str(raised.value).startswith(message)

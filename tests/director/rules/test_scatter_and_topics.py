@@ -76,3 +76,26 @@ def heads(text: str) -> list[str]:
 )
 def test_topic_heads(text, expected):
     assert heads(text) == expected
+
+
+@pytest.mark.parametrize(
+    ("sentences", "topics", "message", "suggestion"),
+    [
+        (3, 0, "3文あります（3文以上は長めです）。", "2文以内にまとめてください。"),
+        (3, 1, "3文あります（3文以上は長めです）。", "2文以内にまとめてください。"),
+        (2, 2, "話題が2つあります（猫、犬）。", "話題を1つに絞ってください。"),
+        (3, 2, "3文で話題が2つあります（猫、犬）。", "話題を1つに絞り、2文以内にまとめてください。"),
+        (4, 3, "4文で話題が3つあり、散漫です（猫、犬、鳥）。", "話題を1つに絞り、2文以内にまとめてください。"),
+    ],
+)
+def test_the_scatter_message_names_the_condition_that_fired_and_omits_what_is_zero(
+    check, sentences, topics, message, suggestion
+):
+    text = utterance(sentences, topics) if topics else "そうですね。" * sentences
+    found = finding(check(text), "scatter")
+    assert (found["message"], found["suggestion"]) == (message, suggestion)
+
+
+def test_the_scatter_message_in_english_names_only_the_topics_when_they_fired(check):
+    found = finding(check(utterance(2, 2), language="en"), "scatter")
+    assert (found["message"], found["suggestion"]) == ("2 topics (猫, 犬).", "Keep to one topic.")

@@ -61,7 +61,23 @@ def test_the_warn_shows_the_markers_that_matched(check):
     found = finding(check(text, "ayu"), "tone")
     assert found["status"] == "WARN"
     assert found["evidence"] == [{"start": text.index("目安"), "end": text.index("目安") + 2, "text": "目安"}]
-    assert "でしょう" in found["suggestion"]
+    # the message names what is missing, with the character's own markers as examples
+    assert "語尾（でしょう・ですね・ました・ません）" in found["message"]
+    assert "文体（文末の丁寧語（です・ます・でした・ました）を2回以上）" in found["message"]
+    assert "語彙" not in found["message"]  # 目安 was there
+    assert found["suggestion"] == "足りないもののうち1つ以上を満たすように言い直してください。"
+
+
+def test_a_retry_lists_every_missing_marker_in_either_language(check):
+    ja = finding(check("了解。", "yana"), "tone")
+    assert ja["status"] == "RETRY" and ja["evidence"] == []
+    assert "語尾（わ！・へ？・よね・かな・かも）" in ja["message"]
+    assert "語彙（やだ・ほんと・えー・うーん・すっごい…）" in ja["message"]
+    assert "文体（2文以内で！・？のどれかを使う）" in ja["message"]
+    en = finding(check("了解。", "yana", language="en"), "tone")
+    assert "an ending (わ！, へ？, よね, かな, かも)" in en["message"]
+    assert "the style (at most 2 sentences with one of ！, ？)" in en["message"]
+    assert en["suggestion"] == "Say it again with 2 or more of what is missing."
 
 
 @pytest.mark.parametrize(

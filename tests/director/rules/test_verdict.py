@@ -24,7 +24,7 @@ def test_a_clean_utterance_passes_without_modified_text(check, rules):
         "sentences": 1,
         "topics": 0,
         "topicHeads": [],
-        "rulesVersion": "1.1",
+        "rulesVersion": "1.2",
         "rulesHash": rules.content_hash,
         "speaker": "yana",
     }
@@ -70,7 +70,8 @@ def test_a_warn_wins_over_modify_and_carries_no_modified_text(check):
     [
         ("今日は晴れている。明日は雨が降る。夜は寒い。", "yana", "RETRY", {"tone": "RETRY", "scatter": "WARN"}),
         ("行こう！", "yana", "WARN", {"tone": "WARN"}),
-        ("まだ未成年じゃないかも！", "yana", "RETRY", {"contradiction": "RETRY"}),
+        ("まだ未成年じゃない！", "yana", "RETRY", {"contradiction": "RETRY", "tone": "WARN"}),
+        ("まだ未成年じゃないかも！", "yana", "WARN", {"litotes": "WARN"}),
         ("猫は可愛い。犬は賢い。", "ayu", "RETRY", {"scatter": "WARN", "tone": "RETRY"}),
     ],
 )
@@ -127,10 +128,13 @@ def test_nested_brackets_are_balanced(check):
 def test_messages_come_in_english_on_request(check):
     verdict = check("今日は晴れている。明日は雨が降る。夜は寒い。", "yana", language="en")
     tone = finding(verdict, "tone")
-    assert tone["message"] == "Tone score 0: no ending, vocabulary or style of the character."
-    assert tone["suggestion"].startswith("Use the character's endings (わ！, へ？, よね")
-    japanese = finding(check("今日は晴れている。明日は雨が降る。夜は寒い。", "yana"), "tone")
-    assert japanese["message"] == "口調スコアが0です。キャラクターらしい語尾・語彙・文体がありません。"
+    assert tone["message"].startswith("Tone score 0: nothing of the character's voice. Missing: an ending (わ！, へ？")
+    assert tone["suggestion"] == "Say it again with 2 or more of what is missing."
+    assert finding(verdict, "scatter")["message"] == "3 sentences (3 or more is long)."
+    japanese = check("今日は晴れている。明日は雨が降る。夜は寒い。", "yana")
+    tone_ja = finding(japanese, "tone")["message"]
+    assert tone_ja.startswith("口調スコアが0です。キャラクターらしさがありません。足りないもの: 語尾")
+    assert finding(japanese, "scatter")["message"] == "3文あります（3文以上は長めです）。"
 
 
 def test_another_language_is_refused(check):

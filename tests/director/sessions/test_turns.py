@@ -20,7 +20,7 @@ from tests.llm.conftest import fake_llm  # noqa: F401 - the fake OpenAI endpoint
 PASSING_AYU = "カフェは駅から歩いて十分ほどです。目安として覚えておくと便利ですね。"
 PASSING_YANA = "えー、ほんと？ 行ってみたいかも！"
 RETRY_LINE = "私たちは別居しているので、会うのは週末だけです。そうですね。"  # setting: RETRY
-WARN_AYU = "すごいですね。つまり、駅から歩いて十分ほどです。"  # an evaluation word alone: WARN
+WARN_AYU = "すごい景色ですね。つまり、駅から歩いて十分ほどです。"  # an evaluation word about a thing: WARN
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
