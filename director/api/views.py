@@ -3,7 +3,8 @@
 ``POST check`` judges one line (± history, ± the LLM review); ``POST sessions`` creates a session;
 ``GET sessions/<id>`` returns it with every turn's attempts; ``POST sessions/<id>/turns`` runs the
 retry loop; ``GET verdicts`` lists stored verdicts, filtered and paginated. Errors answer
-``{"success": false, "error", "field"?}``.
+``{"success": false, "error", "detail", "problems", "field"?}`` in the reader's language
+(``director.api.refusals``).
 """
 
 from __future__ import annotations
@@ -18,6 +19,8 @@ from rest_framework.response import Response
 from core.api_pagination import StrictPageNumberPagination
 from core.api_parsers import StrictJSONParser
 from core.permissions import IsResearcher
+from director.api import refusals
+from director.api.refusals import refused
 from director.api.requests import RequestError, parse_check, parse_session, parse_turn, parse_verdict_filters
 from director.api.shapes import attempt_dict, session_dict, verdict_dict
 from director.models import DirectorSession, RetryVerdict, UtteranceAttempt
@@ -35,13 +38,6 @@ _JSON = OpenApiTypes.OBJECT
 _ERRORS = {400: _JSON, 403: _JSON, 404: _JSON}
 
 
-def _error(code: int, message: str, field: str | None = None, **extra) -> Response:
-    body = {"success": False, "error": message, **extra}
-    if field is not None:
-        body["field"] = field
-    return Response(body, status=code)
-
-
 @extend_schema(summary="Judge one line (hard rules, the history's WARNs, optionally the LLM review)",
                request=_JSON, responses={200: _JSON, **_ERRORS})  # fmt: skip
 @api_view(["POST"])
@@ -49,11 +45,12 @@ def _error(code: int, message: str, field: str | None = None, **extra) -> Respon
 @parser_classes([StrictJSONParser])
 def check(request):
     try:
-        evaluation = check_line(**parse_check(request.data))
+        data = parse_check(request.data)
+        evaluation = check_line(**data)
     except RequestError as exc:
-        return _error(400, str(exc), exc.field)
+        return refused(exc)
     except UnknownCharacter as exc:
-        return _error(400, f"speaker: {exc}", "speaker")
+        return refused(refusals.unknown_speaker(exc, refusals.check_speaker_field(exc, data)))
     stored = verdict_store(evaluation)
     return Response({"success": True, "verdict": verdict_dict(stored), "topic": evaluation.topic})
 
@@ -67,9 +64,11 @@ def sessions(request):
         data = parse_session(request.data)
         session = session_create(**data, user=request.user)
     except RequestError as exc:
-        return _error(400, str(exc), exc.field)
-    except (UnknownCharacter, ValueError) as exc:
-        return _error(400, f"speakers: {exc}", "speakers")
+        return refused(exc)
+    except UnknownCharacter as exc:
+        return refused(refusals.unknown_speaker(exc, "speakers"))
+    except ValueError as exc:
+        return refused(refusals.services_refusal(exc, "speakers"))
     return Response({"success": True, "session": session_dict(session, [])}, status=201)
 
 
@@ -79,7 +78,7 @@ def sessions(request):
 def session_detail(request, session_id: int):
     session = DirectorSession.objects.filter(pk=session_id).first()
     if session is None:
-        return _error(404, f"no session {session_id}")
+        return refused(refusals.missing_session(session_id), status.HTTP_404_NOT_FOUND)
     attempts = UtteranceAttempt.objects.filter(session=session).select_related("verdict").order_by("turn", "number")
     return Response({"success": True, "session": session_dict(session, attempts)})
 
@@ -90,21 +89,22 @@ def session_detail(request, session_id: int):
 @permission_classes([IsResearcher])
 @parser_classes([StrictJSONParser])
 def turns(request, session_id: int):
-    if not DirectorSession.objects.filter(pk=session_id).exists():
-        return _error(404, f"no session {session_id}")
+    session = DirectorSession.objects.filter(pk=session_id).only("speakers").first()
+    if session is None:
+        return refused(refusals.missing_session(session_id), status.HTTP_404_NOT_FOUND)
     try:
         data = parse_turn(request.data)
         outcome = turn_run(session_id=session_id, **data)
     except RequestError as exc:
-        return _error(400, str(exc), exc.field)
+        return refused(exc)
     except UnknownCharacter as exc:
-        return _error(400, f"speaker: {exc}", "speaker")
-    except GenerationUnavailable as exc:
-        return _error(400, str(exc), "text")
-    except TurnConflict as exc:
-        return _error(status.HTTP_409_CONFLICT, str(exc))
+        return refused(refusals.unknown_speaker(exc, "speaker"))
+    except GenerationUnavailable:
+        return refused(refusals.generation_unavailable())
+    except TurnConflict:
+        return refused(refusals.turn_conflict(session_id, data["expected_turn"]), status.HTTP_409_CONFLICT)
     except ValueError as exc:
-        return _error(400, str(exc), "speaker")
+        return refused(refusals.services_refusal(exc, "speaker", speakers=session.speakers))
     shown = outcome.shown
     return Response({
         "success": True,
@@ -148,7 +148,7 @@ def verdicts(request):
     try:
         filters = parse_verdict_filters(request.query_params)
     except RequestError as exc:
-        return _error(400, str(exc), exc.field)
+        return refused(exc, query=True)
     rows = RetryVerdict.objects.order_by("-created_at", "-pk")
     if "status" in filters:
         rows = rows.filter(status=filters["status"])
