@@ -3,7 +3,10 @@
 For tuning over-sensitivity before a rule change ships: the statuses under each rule set, how many
 utterances each rule flagged (WARN / RETRY) under each, the transition table (baseline status ×
 new status) and every utterance whose status or findings changed, with the findings that appeared
-or disappeared and their evidence. Every text from the data is escaped (``core.markdown_text``).
+or disappeared and their evidence. First, the settings that differ between the two rule sets
+(``director.rules.diff``: thresholds, word lists, messages, review and session limits, characters and
+their personas), or a note that they were not compared (a baseline of stored verdicts has none).
+Every text from the data is escaped (``core.markdown_text``).
 """
 
 from __future__ import annotations
@@ -63,8 +66,29 @@ def _describe(finding_key: tuple) -> str:
     return f"{escape_markdown(rule)} {status}" + (f" ({quoted})" if quoted else "")
 
 
-def iter_report(lines: Sequence[ReplayLine], *, baseline: RuleSide, new: RuleSide) -> Iterator[str]:
-    """The report as Markdown chunks."""
+def _setting(change) -> str:
+    """One ``director.rules.diff.SettingChange`` as a Markdown list item."""
+    if change.kind == "value":
+        detail = f"{escape_markdown(change.before)} → {escape_markdown(change.after)}"
+    elif change.kind in ("added", "removed"):
+        value = change.after if change.kind == "added" else change.before
+        detail = change.kind + (f" ({escape_markdown(value)})" if value else "")
+    elif change.kind == "items":
+        parts = [f"{label} {', '.join(escape_markdown(item) for item in items)}"
+                 for label, items in (("added", change.added), ("removed", change.removed)) if items]  # fmt: skip
+        detail = "; ".join(parts)
+    elif change.kind == "order":
+        detail = "the same items in another order"
+    else:
+        detail = "changed"
+    return f"- {escape_markdown(change.path)}: {detail}\n"
+
+
+def iter_report(
+    lines: Sequence[ReplayLine], *, baseline: RuleSide, new: RuleSide, settings: Sequence | None = None
+) -> Iterator[str]:
+    """The report as Markdown chunks; ``settings``: the changed settings (``settings_diff``), None when the
+    baseline is no rule set."""
     yield "# Director replay\n\n"
     for name, side in (("Baseline", baseline), ("New", new)):
         yield (
@@ -73,6 +97,14 @@ def iter_report(lines: Sequence[ReplayLine], *, baseline: RuleSide, new: RuleSid
         )
     changes = [line for line in lines if changed(line)]
     yield f"- Utterances: {len(lines)}; changed: {len(changes)}\n\n"
+
+    yield "## Changed settings\n\n"
+    if settings is None:
+        yield "Not compared: the baseline is stored verdicts, not a rule set.\n\n"
+    elif not settings:
+        yield "None: the two rule sets have the same settings.\n\n"
+    else:
+        yield "".join(_setting(change) for change in settings) + "\n"
 
     yield "## Statuses\n\n"
     before = Counter(line.baseline["status"] for line in lines)

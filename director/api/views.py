@@ -1,6 +1,9 @@
 """The Director's REST API (issue #15; researcher role, in the OpenAPI schema).
 
-``POST check`` judges one line (± history, ± the LLM review); ``POST sessions`` creates a session;
+``POST check`` judges one line (± history, ± the LLM review) and answers the stored verdict, the line's
+leading topic and ``interventions``: what the line, were it accepted in a session, would queue for its
+speaker's next prompt, ``[{"text", "source"}]`` (``rule:…``, ``history:…``, ``review:<aspect>``; none for
+a RETRY); ``POST sessions`` creates a session;
 ``GET sessions/<id>`` returns it with every turn's attempts; ``POST sessions/<id>/turns`` runs the
 retry loop; ``GET verdicts`` lists stored verdicts, filtered and paginated. Errors answer
 ``{"success": false, "error", "detail", "problems", "field"?}`` in the reader's language
@@ -52,7 +55,10 @@ def check(request):
     except UnknownCharacter as exc:
         return refused(refusals.unknown_speaker(exc, refusals.check_speaker_field(exc, data)))
     stored = verdict_store(evaluation)
-    return Response({"success": True, "verdict": verdict_dict(stored), "topic": evaluation.topic})
+    return Response({
+        "success": True, "verdict": verdict_dict(stored), "topic": evaluation.topic,
+        "interventions": [entry.to_dict() for entry in evaluation.interventions],
+    })  # fmt: skip
 
 
 @extend_schema(summary="Create a Director session", request=_JSON, responses={201: _JSON, **_ERRORS})

@@ -10,6 +10,7 @@ from core.upload_limits import upload_size_error
 from director.models import RetryVerdict
 from director.replay import STATUSES, ReplayLine, RuleSide, changed, iter_report
 from director.rules import RuleSetError, UnknownCharacter, check_utterance, load_rule_set
+from director.rules.diff import settings_diff
 from director.rules.ruleset import default_rule_set
 
 MAX_LINES = 5000  # the most recent distinct lines judged again
@@ -78,5 +79,10 @@ def summary(lines: list[ReplayLine]) -> dict:
     return {"statuses": STATUSES, "rows": rows, "lines": len(lines), "changed": len(changes), "examples": changes[:50]}
 
 
-def report_markdown(lines, baseline: RuleSide, new: RuleSide) -> str:
-    return "".join(iter_report(lines, baseline=baseline, new=new))
+def settings_changes(baseline, candidate) -> list:
+    """The settings that differ from ``baseline`` to ``candidate`` (``director.rules.diff``), for the page."""
+    return settings_diff(baseline, candidate)
+
+
+def report_markdown(lines, baseline: RuleSide, new: RuleSide, settings=None) -> str:
+    return "".join(iter_report(lines, baseline=baseline, new=new, settings=settings))

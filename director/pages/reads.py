@@ -8,7 +8,9 @@ from django.db.models import Count
 
 from director.models import DirectorSession, RetryVerdict, UtteranceAttempt
 from director.pages.highlight import segments
+from director.pages.labels import intervention_rows
 from director.rules.ruleset import default_rule_set
+from director.sessions.state import SessionState
 
 STATUS_ORDER = ("PASS", "MODIFY", "WARN", "RETRY")
 
@@ -19,7 +21,8 @@ def session_rows() -> list[dict]:
 
 
 def session_turns(session: DirectorSession) -> list[dict]:
-    """Each turn: the shown (accepted) attempt, every attempt with its verdict and highlighted text, the state."""
+    """Each turn: the shown (accepted) attempt, every attempt with its verdict and highlighted text, the state,
+    and the interventions the turn queued for its speaker's next turn, each with its origin."""
     rules = default_rule_set()
     attempts = UtteranceAttempt.objects.filter(session=session).select_related("verdict").order_by("turn", "number")
     turns: dict[int, dict] = {}
@@ -35,9 +38,18 @@ def session_turns(session: DirectorSession) -> list[dict]:
         shown = turn["shown"]
         turn["retries"] = sum(1 for a in turn["attempts"] if a["verdict"] and a["verdict"].status == "RETRY")
         turn["state"] = shown["attempt"].state_after if shown else None
-        turn["interventions"] = [f["suggestion"] for f in (shown["verdict"].findings if shown else [])
-                                 if f.get("status") == "WARN" and f.get("suggestion")]  # fmt: skip
+        turn["interventions"] = _queued(shown["attempt"]) if shown else []
     return [turns[key] for key in sorted(turns)]
+
+
+def _queued(attempt) -> list[dict]:
+    """The speaker's pending interventions in the state after its accepted line: the ones that line queued
+    (its own earlier ones were consumed by it)."""
+    try:
+        state = SessionState.from_dict(attempt.state_after or {})
+    except ValueError:
+        return []
+    return intervention_rows(state.interventions.get(attempt.speaker, ()))
 
 
 def _name(rules, speaker: str) -> str:

@@ -9,7 +9,6 @@ import re
 from django.http import HttpResponse
 from django.shortcuts import get_object_or_404, render
 from django.utils.translation import gettext as _
-from django.utils.translation import gettext_lazy
 from django.views.decorators.http import require_GET, require_POST
 
 from core.permissions import researcher_required
@@ -17,6 +16,7 @@ from core.spreadsheet_cells import neutralise_formula
 from director.models import DirectorSession
 from director.pages import compare, reads
 from director.pages.highlight import segments
+from director.pages.labels import ASPECT_LABELS, intervention_rows
 from director.rules import UnknownCharacter
 from director.rules.ruleset import default_rule_set
 from director.sessions.services import check_line
@@ -85,13 +85,9 @@ def check_verdict(request):
         "segments": segments(text, evaluation.findings),
         "review": evaluation.review.to_dict(),
         "aspects": _aspects(evaluation.review.to_dict()),
+        "interventions": intervention_rows(evaluation.interventions),
     }
     return render(request, "director/pages/_verdict.html", context)
-
-
-ASPECT_LABELS = {"frame": gettext_lazy("Frame consistency"), "roleplay": gettext_lazy("Role-play"),
-                 "connection": gettext_lazy("Connection"), "density": gettext_lazy("Information density"),
-                 "naturalness": gettext_lazy("Naturalness")}  # fmt: skip
 
 
 def _aspects(review: dict | None) -> list[dict]:
@@ -135,13 +131,15 @@ def stats_compare(request):
     except compare.CompareError as exc:
         return render(request, "director/pages/stats.html", {**context, "compare_error": str(exc)}, status=exc.status)
     lines, baseline, new, skipped = compare.replay_stored(candidate, name, base, base_name)
+    settings_changes = compare.settings_changes(base or default_rule_set(), candidate)
     if request.POST.get("download"):
         response = HttpResponse(
-            compare.report_markdown(lines, baseline, new), content_type="text/markdown; charset=utf-8"
+            compare.report_markdown(lines, baseline, new, settings_changes), content_type="text/markdown; charset=utf-8"
         )
         response["Content-Disposition"] = 'attachment; filename="director-replay.md"'
         return response
-    context |= {"comparison": compare.summary(lines), "sides": (baseline, new), "skipped": skipped}
+    context |= {"comparison": compare.summary(lines), "sides": (baseline, new), "skipped": skipped,
+                "settings_changes": settings_changes}  # fmt: skip
     return render(request, "director/pages/stats.html", context)
 
 

@@ -17,6 +17,12 @@ with a threshold written in tenths exactly as the decimals do (3.4 RETRY, 3.5 an
 An average summed up in floats may land a hair off (3.4999999999999996); it is rounded to 9 decimals
 before comparing, so it counts as the 3.5 it means.
 
+``low_aspects`` lists the aspects scored below ``pass_from``, the ones that pulled the average down;
+``aspect_notes`` words them for a prompt, one line each: the aspect's name (``ASPECT_NAMES``, seed
+§7's Japanese names or English) and the reviewer's reason, e.g. ``情報密度: 内容が薄い``. The reason is
+the model's text: each run of spaces, line breaks and control characters becomes one space, and it
+is cut at ``NOTE_CHARS`` characters (with …); an empty reason gives the score instead (``情報密度: 3点``).
+
 ``worse`` ranks PASS < MODIFY < WARN < RETRY, the order ``check_utterance`` uses
 (``director.rules.verdict``): any finding, WARN or RETRY, wins over MODIFY, which only says that
 normalising changed the displayed text. Combining the hard rules' MODIFY with a review PASS gives
@@ -25,14 +31,33 @@ MODIFY, with a review WARN gives WARN; keeping the normalised text is the caller
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 
 from director.rules.thresholds import SCORE_MAX, SCORE_MIN, ReviewThresholds
 from director.rules.verdict import MODIFY, PASS, RETRY, WARN
 
-__all__ = ["ASPECTS", "Review", "ReviewThresholds", "parse_review", "review_status", "worse"]
+__all__ = [
+    "ASPECTS",
+    "ASPECT_NAMES",
+    "Review",
+    "ReviewThresholds",
+    "aspect_notes",
+    "low_aspects",
+    "parse_review",
+    "review_status",
+    "worse",
+]
 
 ASPECTS = ("frame", "roleplay", "connection", "density", "naturalness")
+ASPECT_NAMES = {
+    "ja": {"frame": "フレーム整合性", "roleplay": "ロールプレイ", "connection": "対話の接続性",
+           "density": "情報密度", "naturalness": "自然さ"},
+    "en": {"frame": "Frame consistency", "roleplay": "Role-play", "connection": "Connection",
+           "density": "Information density", "naturalness": "Naturalness"},
+}  # fmt: skip
+NOTE_CHARS = 80  # of a reason quoted in an aspect note (a sanitising limit, not a threshold)
+_SPACES = re.compile(r"[\s\x00-\x1f\x7f]+")  # whitespace and control characters
 _RANK = {PASS: 0, MODIFY: 1, WARN: 2, RETRY: 3}
 
 
@@ -103,3 +128,24 @@ def worse(a: str, b: str) -> str:
         if status not in _RANK:
             raise ValueError(f"unknown status {status!r}; expected one of {', '.join(_RANK)}")
     return a if _RANK[a] >= _RANK[b] else b
+
+
+def low_aspects(review: Review, pass_from: float) -> list[str]:
+    """The aspects scored below ``pass_from`` (the rule set's ``review.pass_from``), in ``ASPECTS`` order."""
+    return [aspect for aspect in ASPECTS if review.scores[aspect] < pass_from]
+
+
+def aspect_notes(review: Review, pass_from: float, language: str = "ja") -> list[tuple[str, str]]:
+    """``(aspect, note)`` of each aspect of ``low_aspects``, the note as the module docstring says."""
+    if language not in ASPECT_NAMES:
+        raise ValueError(f"language: expected one of {', '.join(ASPECT_NAMES)}, got {language!r}")
+    notes = []
+    for aspect in low_aspects(review, pass_from):
+        reason = _SPACES.sub(" ", review.reasons.get(aspect, "")).strip()
+        if len(reason) > NOTE_CHARS:
+            reason = reason[: NOTE_CHARS - 1].rstrip() + "…"
+        if not reason:
+            score = review.scores[aspect]
+            reason = f"{score}点" if language == "ja" else f"score {score} of {SCORE_MAX}"
+        notes.append((aspect, f"{ASPECT_NAMES[language][aspect]}: {reason}"))
+    return notes

@@ -5,6 +5,8 @@ A character file holds::
     id: yana                  # optional; when given, the file name without .yaml (or the inline key)
     name: やな                # required; accepted as the speaker, like the id
     aliases: [やなちゃん]     # optional; more names accepted as the speaker
+    persona: >-               # who the character is, as the generation and review prompts say it
+      やな（姉）: 直感的で行動派。…
     markers:
       ending: [わ！, へ？, ...]        # §4.2 語尾マーカー
       vocabulary: [やだ, ほんと, ...]  # §4.3 語彙マーカー
@@ -22,6 +24,13 @@ A character file holds::
 
 The canonical id is the file name (``yana.yaml`` → ``yana``); a speaker is matched against the id
 (ignoring ASCII case), the name and the aliases, all after stripping surrounding whitespace.
+
+``persona`` is a non-empty string (surrounding whitespace stripped). It is required in a character
+file: the files define the characters sessions generate and review lines of, and a prompt with
+nothing but a name would silently weaken both. Inline, under a rule set's ``characters:`` (variants
+for replaying and comparing the hard rules), it is optional; without it the character's persona is
+"" and the prompts describe it by its name only. It is part of the canonical data ("" when absent),
+so changing it changes the rule set's content hash.
 """
 
 from __future__ import annotations
@@ -58,6 +67,7 @@ class Character:
     vocabulary: tuple[str, ...]
     style: Style
     rules: frozenset[str]  # the switchable rules that apply
+    persona: str = ""  # "" only for an inline character given none (module docstring)
 
     @property
     def names(self) -> tuple[str, ...]:
@@ -74,12 +84,14 @@ def read_character(raw: object, *, file: str, path: str, key: str) -> tuple[Char
     in ``file`` (empty for a character file, ``characters.yana`` inline in a rule set).
     """
     reader = Reader(file)
-    data = reader.fields(raw, path, ("name", "markers", "style"), ("id", "aliases", "rules"))
+    required = ("name", "markers", "style") + (() if path else ("persona",))
+    data = reader.fields(raw, path, required, ("id", "aliases", "rules", "persona"))
     if "id" in data and data["id"] != key:
         where = "the file name" if not path else "its key"
         raise reader.error(child(path, "id"), f"expected {key!r} ({where}), got {data['id']!r}")
     name = reader.text(data["name"], child(path, "name")).strip()
     aliases = [alias.strip() for alias in reader.words(data.get("aliases", []), child(path, "aliases"))]
+    persona = reader.text(data["persona"], child(path, "persona")).strip() if "persona" in data else ""
     markers_path = child(path, "markers")
     markers = reader.fields(data["markers"], markers_path, ("ending", "vocabulary"))
     endings = reader.words(markers["ending"], child(markers_path, "ending"))
@@ -96,11 +108,13 @@ def read_character(raw: object, *, file: str, path: str, key: str) -> tuple[Char
         vocabulary=tuple(vocabulary),
         style=style,
         rules=frozenset(rule for rule, on in enabled.items() if on),
+        persona=persona,
     )
     canonical = {
         "id": key,
         "name": name,
         "aliases": aliases,
+        "persona": persona,
         "markers": {"ending": endings, "vocabulary": vocabulary},
         "style": style_data,
         "rules": enabled,

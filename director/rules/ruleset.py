@@ -13,12 +13,16 @@ review.pass_from`` (both from 1 to 5); message templates may use only their rule
 may belong to two characters.
 
 ``RuleSet.review`` (``ReviewThresholds``, the LLM review §7.1) and ``RuleSet.session``
-(``SessionThresholds``, across turns §8) are the thresholds of the stages after the hard rules; the
-review's numbers are stored as floats (``4`` and ``4.0`` hash the same).
+(``SessionThresholds``, across turns §8: topic loop, hook depth, the most pending interventions per
+speaker, the history lines in the prompts; each an integer within ``SESSION_RANGES``) are the
+thresholds of the stages after the hard rules; the review's numbers are stored as floats (``4`` and
+``4.0`` hash the same).
 
 ``RuleSet.content_hash`` is the sha256 of the canonical JSON (sorted keys, no spaces, UTF-8) of the
 validated rule set (its ``characters`` key aside) and of every character as loaded, defaults filled in:
 two files with the same content hash the same, whatever their names, comments or layout.
+``RuleSet.canonical`` is that document, ``{"ruleset": {...}, "characters": {id: {...}}}`` (what
+``director.rules.diff`` compares).
 """
 
 from __future__ import annotations
@@ -34,7 +38,7 @@ from director.rules.characters import Character, read_character
 from director.rules.errors import RuleSetError, UnknownCharacter
 from director.rules.prepared import LANGUAGES, MESSAGE_FIELDS, Prepared, template_problem
 from director.rules.schema import Reader, child, read_yaml
-from director.rules.thresholds import SCORE_MAX, SCORE_MIN, ReviewThresholds, SessionThresholds
+from director.rules.thresholds import SCORE_MAX, SCORE_MIN, SESSION_RANGES, ReviewThresholds, SessionThresholds
 
 PACKAGE = Path(__file__).resolve().parent
 DEFAULT_RULE_SET = PACKAGE / "rulesets" / "default.yaml"
@@ -54,7 +58,6 @@ _SECTIONS = (
     "messages",
 )
 _REVIEW = ("retry_below", "pass_from")
-_SESSION = ("topic_loop_turns", "hook_depth")
 _THRESHOLDS = {
     "format": ("warn_lines", "retry_lines"),
     "scatter": ("warn_sentences", "warn_topics", "retry_sentences", "retry_topics"),
@@ -84,11 +87,13 @@ class RuleSet:
 
     ``characters`` maps each canonical id to its names (``{"ayu": ("あゆ",), "yana": ("やな",)}``), ``cast``
     each id to its ``Character``, ``config`` is the validated rule set, ``path`` the file it came from;
-    ``review`` and ``session`` are the thresholds of the LLM review and of the session state.
+    ``review`` and ``session`` are the thresholds of the LLM review and of the session state;
+    ``canonical`` is the hashed document (module docstring).
     """
 
     __slots__ = (
         "_names",
+        "canonical",
         "cast",
         "characters",
         "config",
@@ -100,8 +105,11 @@ class RuleSet:
         "version",
     )
 
-    def __init__(self, *, path: Path, config: dict, cast: dict[str, Character], content_hash: str) -> None:
+    def __init__(
+        self, *, path: Path, config: dict, cast: dict[str, Character], content_hash: str, canonical: dict
+    ) -> None:
         self.path = path
+        self.canonical = canonical
         self.version: str = config["version"]
         self.config = config
         self.cast = MappingProxyType(cast)
@@ -144,7 +152,8 @@ def load_rule_set(path: str | Path | None = None, *, characters_dir: str | Path 
     _check_names(reader, cast)
     document = {"ruleset": config, "characters": canonical}
     encoded = json.dumps(document, ensure_ascii=False, sort_keys=True, separators=(",", ":")).encode()
-    return RuleSet(path=path, config=config, cast=cast, content_hash=hashlib.sha256(encoded).hexdigest())
+    content_hash = hashlib.sha256(encoded).hexdigest()
+    return RuleSet(path=path, config=config, cast=cast, content_hash=content_hash, canonical=document)
 
 
 @cache
@@ -173,8 +182,10 @@ def _read_config(reader: Reader, raw: object) -> dict:
         raise reader.error(
             "review.retry_below", f"expected a number < pass_from ({review['pass_from']}), got {review['retry_below']}"
         )
-    session = reader.fields(data["session"], "session", _SESSION)
-    config["session"] = {key: reader.integer(session[key], child("session", key), 1) for key in _SESSION}
+    session = reader.fields(data["session"], "session", SESSION_RANGES)
+    config["session"] = {
+        key: reader.integer(session[key], child("session", key), *SESSION_RANGES[key]) for key in SESSION_RANGES
+    }
     for section, keys in _WORD_LISTS.items():
         values = reader.fields(data[section], section, keys)
         config[section] = {key: reader.words(values[key], child(section, key)) for key in keys}

@@ -2,12 +2,18 @@
 
 ``evaluate_line`` is the whole Director on one line: hard rules, the history's WARNs (topic loop, early
 topic change), and the LLM review when the rules found no RETRY; the final status is the worse of the
-two. ``turn_run`` generates the line of the speaker whose turn it is through the gateway (persona,
-scene, history and pending interventions in the prompt), evaluates it, and on RETRY regenerates with
-the reasons, up to ``max_retries`` times; every attempt and verdict is stored. Only an accepted line
-(not RETRY) advances the session's state, and two turns of one session never both advance it: the
-state is re-read under a row lock when the turn is stored, and a turn that started from an older
-state is refused (``TurnConflict``) with nothing stored.
+two. Its ``interventions`` are what the line, once accepted, queues for its speaker's next prompt: the
+suggestions of its WARN findings (``rule:…``, ``history:…``) and, when the review said WARN, a note
+per aspect scored below the rule set's ``review.pass_from`` (``review:<aspect>``, ``aspect_notes``);
+none for a RETRY.
+
+``turn_run`` generates the line of the speaker whose turn it is through the gateway (persona, scene,
+the last ``session.history_turns`` lines and pending interventions in the prompt), evaluates it, and
+on RETRY regenerates with the reasons, up to ``max_retries`` times; every attempt and verdict is
+stored. Only an accepted line (not RETRY) advances the session's state, with the line's
+``interventions`` (at most ``session.max_interventions`` pending), and two turns of one session never
+both advance it: the state is re-read under a row lock when the turn is stored, and a turn that
+started from an older state is refused (``TurnConflict``) with nothing stored.
 """
 
 from __future__ import annotations
@@ -20,13 +26,20 @@ from django.db.models import Max
 from django.utils.translation import gettext_noop
 
 from director.models import DirectorSession, RetryVerdict, UtteranceAttempt
-from director.review.scores import worse
+from director.review.scores import aspect_notes, worse
 from director.review.services import ReviewOutcome, review_line
 from director.rules.engine import check_utterance
 from director.rules.ruleset import default_rule_set
 from director.rules.verdict import PASS, RETRY, WARN
 from director.sessions import prompts
-from director.sessions.state import SessionState, advance, history_findings, leading_topic
+from director.sessions.state import (
+    Intervention,
+    SessionState,
+    advance,
+    finding_interventions,
+    history_findings,
+    leading_topic,
+)
 from llm import services as gateway
 
 LINE_PROMPT = "director.line@1"
@@ -53,6 +66,7 @@ class Evaluation:
     rules_version: str
     rules_hash: str
     timings: dict = field(default_factory=dict)
+    interventions: list[Intervention] = field(default_factory=list)  # for the speaker's next prompt
 
     def to_dict(self) -> dict:
         return {
@@ -67,6 +81,7 @@ class Evaluation:
             "rulesVersion": self.rules_version,
             "rulesHash": self.rules_hash,
             "timings": self.timings,
+            "interventions": [entry.to_dict() for entry in self.interventions],
         }
 
 
@@ -102,16 +117,28 @@ def evaluate_line(
     else:
         cast = [rules.cast[name] for name in sorted(rules.cast)]
         review = review_line(
-            scene=scene, characters=prompts.characters_text(cast), history=prompts.history_text(history),
-            speaker=character.name, text=verdict.modified_text or text, rules=rules, model=model,
+            scene=scene, characters=prompts.characters_text(cast),
+            history=prompts.history_text(history, rules.session.history_turns), speaker=character.name,
+            text=verdict.modified_text or text, rules=rules, model=model,
         )  # fmt: skip
         timings["review"] = review.ms
     status = worse(rules_status, review.verdict_status) if review.status == "ok" else rules_status
+    interventions = []
+    if status != RETRY:
+        interventions = finding_interventions(findings) + review_interventions(review, rules, language)
     return Evaluation(
         text=text, speaker=character.id, status=status, rules_status=rules_status, findings=findings,
         tone=verdict.tone.to_dict(), topic=topic, review=review, rules_version=verdict.rules_version,
-        rules_hash=verdict.rules_hash, timings=timings,
+        rules_hash=verdict.rules_hash, timings=timings, interventions=interventions,
     )  # fmt: skip
+
+
+def review_interventions(review: ReviewOutcome, rules, language: str = "ja") -> list[Intervention]:
+    """On a review WARN, a ``review:<aspect>`` intervention per aspect scored below ``review.pass_from``."""
+    if review.status != "ok" or review.verdict_status != WARN or review.review is None:
+        return []
+    notes = aspect_notes(review.review, rules.review.pass_from, language)
+    return [Intervention(note, f"review:{aspect}") for aspect, note in notes]
 
 
 def check_line(
@@ -148,7 +175,7 @@ def state_after_history(history, rules=None) -> SessionState:
     for speaker, text in history:
         verdict = check_utterance(text, speaker, rules)
         state = advance(state, status=PASS, speaker=rules.character(speaker).id, topic=leading_topic(verdict),
-                        next_speaker=rules.character(speaker).id)  # fmt: skip
+                        next_speaker=rules.character(speaker).id, thresholds=rules.session)  # fmt: skip
     return state
 
 
@@ -200,11 +227,13 @@ def history_lines(session: DirectorSession, rules=None) -> list[tuple[str, str]]
     return [(rules.character(speaker).name, text) for speaker, text in rows.values_list("speaker", "text")]
 
 
-def generate_line(*, character, scene: str, history, interventions, feedback: str, model: str, force: bool):
+def generate_line(
+    *, character, scene: str, history, history_turns: int, interventions, feedback: str, model: str, force: bool
+):
     """``(line, error, variables)``: one line of ``character`` from the gateway (``director.line@1``)."""
     variables = {
         "character": prompts.persona(character), "scene": scene or "（指定なし）",
-        "history": prompts.history_text(history), "interventions": prompts.bullet_list(interventions),
+        "history": prompts.history_text(history, history_turns), "interventions": prompts.bullet_list(interventions),
         "feedback": feedback or prompts.NONE, "speaker": character.name,
     }  # fmt: skip
     try:
@@ -250,7 +279,8 @@ def turn_run(
         else:
             line, error, variables = generate_line(
                 character=character, scene=session.scene, history=history,
-                interventions=state.interventions.get(speaker_id, ()), feedback=feedback, model=session.model,
+                history_turns=rules.session.history_turns, interventions=state.texts(speaker_id), feedback=feedback,
+                model=session.model,
                 force=number > 1,  # a regeneration asks the model again, never the cache
             )  # fmt: skip
         if error:
@@ -263,8 +293,10 @@ def turn_run(
         records.append(AttemptRecord(number, line, evaluation, "", variables))
         if evaluation.status != RETRY:
             break
-        feedback = prompts.retry_feedback(line, evaluation.findings, evaluation.review.to_dict())
-    return _store_turn(session, state, turn, speaker_id, records)
+        feedback = prompts.retry_feedback(
+            line, evaluation.findings, evaluation.review.to_dict(), pass_from=rules.review.pass_from
+        )
+    return _store_turn(session, state, turn, speaker_id, records, rules)
 
 
 def _choose(records: list[AttemptRecord]) -> tuple[AttemptRecord | None, bool, str, str]:
@@ -290,14 +322,14 @@ def _choose(records: list[AttemptRecord]) -> tuple[AttemptRecord | None, bool, s
     return best, False, "all_retry", reason + (f" (then generation failed: {failed})" if failed else "")
 
 
-def _store_turn(session, state: SessionState, turn: int, speaker: str, records) -> TurnOutcome:
+def _store_turn(session, state: SessionState, turn: int, speaker: str, records, rules) -> TurnOutcome:
     shown, accepted, flag, reason = _choose(records)
     new_state = state  # only an accepted line advances the state (§9)
     if accepted:
         evaluation = shown.evaluation
-        warns = [f for f in evaluation.findings if f.get("status") == WARN]
         new_state = advance(state, status=evaluation.status, speaker=speaker, topic=evaluation.topic,
-                            warn_findings=warns, next_speaker=speaker)  # fmt: skip
+                            interventions=evaluation.interventions, next_speaker=speaker,
+                            thresholds=rules.session)  # fmt: skip
     with transaction.atomic():
         locked = DirectorSession.objects.select_for_update().get(pk=session.pk)
         if SessionState.from_dict(locked.state).turn != state.turn:

@@ -6,7 +6,8 @@ One ``SessionState`` per dialogue, advanced once per judged turn::
     history = history_findings(state, topic, rules.session, language="ja")
     status = ...                                        # the worst of hard rules, review, WARN if history
     state = advance(state, status=status, speaker=verdict.speaker, topic=topic,
-                    warn_findings=[*hard_rule_warns, *history], next_speaker="ayu")
+                    warn_findings=[*hard_rule_warns, *history], interventions=review_notes,
+                    next_speaker="ayu", thresholds=rules.session)
 
 The fields (all 0 or empty at the start):
 
@@ -18,7 +19,15 @@ The fields (all 0 or empty at the start):
   leading topic neither extends nor breaks the run. So ``loop_counter ≤ hook_depth``.
 - ``turn``: accepted turns so far.
 - ``interventions``: the pending 次回指示 per speaker id (use canonical ids, ``Verdict.speaker``), oldest
-  first, at most ``MAX_INTERVENTIONS`` each, to be put in that speaker's next prompt. No empty entries.
+  first, at most ``thresholds.max_interventions`` each (the rule set's ``session:``), to be put in that
+  speaker's next prompt (``texts(speaker)``). No empty entries. Each is an ``Intervention``, its
+  ``text`` and its ``source``: ``rule:<rule>`` (a hard rule's WARN, e.g. ``rule:praise``),
+  ``history:<rule>`` (``history:topic_loop_turns``, ``history:early_topic_change``), ``review:<aspect>``
+  (an aspect of the LLM review scored below ``review.pass_from`` when the review said WARN, e.g.
+  ``review:density``; ``director.sessions.services`` makes those), or ``""``: unknown.
+  ``to_dict`` writes each as ``{"text", "source"}``; ``from_dict`` also reads the plain strings of states
+  stored before sources were recorded (source unknown). The constructor takes an ``Intervention`` or a
+  plain string (source unknown) for each.
 
 ``leading_topic``: the first topic head of the utterance in text order (``Verdict.topic_heads``, §6.2),
 the topic it opens with; "" when it names none. An utterance with several topics is the scatter rule's.
@@ -35,14 +44,18 @@ the topic it opens with; "" when it names none. An utterance with several topics
 move the hook depth or the loop counter). Any other status (PASS, WARN, MODIFY) counts the turn: the
 topic, hook depth and loop counter move as above (new topic: depth 1, run 1; same: both + 1; none:
 depth + 1, run kept); ``speaker``'s pending interventions are consumed, having been in the prompt of
-the utterance just accepted; and each WARN finding's suggestion is added to ``next_speaker``'s, after
-those already pending, without duplicates, the first ``MAX_INTERVENTIONS`` kept. A finding is a dict
-with ``status`` and ``suggestion`` (as ``history_findings`` and ``Finding.to_dict()`` give) or an object
-with those attributes (``director.rules.Finding``); other statuses and empty suggestions are skipped.
+the utterance just accepted; and the interventions of the turn are added to ``next_speaker``'s, after
+those already pending, without duplicate texts, the first ``max_interventions`` kept: first each WARN
+finding's suggestion (``finding_interventions``), then ``interventions`` as given. A finding is a dict
+with ``rule``, ``status`` and ``suggestion`` (as ``history_findings`` and ``Finding.to_dict()`` give) or
+an object with those attributes (``director.rules.Finding``); other statuses and empty suggestions are
+skipped. Its source is ``history:<rule>`` for the two rules above, else ``rule:<rule>``. ``thresholds``
+(the rule set's ``session``) default to ``SessionThresholds()``, the shipped values.
 """
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 
@@ -50,7 +63,6 @@ from director.rules.prepared import LANGUAGES
 from director.rules.thresholds import SessionThresholds
 from director.rules.verdict import MODIFY, PASS, RETRY, WARN, Verdict
 
-MAX_INTERVENTIONS = 5
 _FIELDS = ("topic", "hookDepth", "loopCounter", "turn", "interventions")
 _MESSAGES = {
     "topic_loop_turns": {
@@ -70,6 +82,63 @@ _MESSAGES = {
 }
 
 
+_SOURCE = re.compile(r"(rule|history|review):[a-z][a-z0-9_]*\Z")
+
+
+@dataclass(frozen=True, slots=True)
+class Intervention:
+    """A pending 次回指示: the ``text`` put in the prompt and its ``source`` (module docstring; "" unknown)."""
+
+    text: str
+    source: str = ""
+
+    def to_dict(self) -> dict:
+        return {"text": self.text, "source": self.source}
+
+
+def _entry(item: Intervention | str) -> Intervention:
+    if isinstance(item, Intervention):
+        return item
+    if isinstance(item, str):
+        return Intervention(item)
+    raise TypeError(f"interventions: expected an Intervention or a string, got {item!r}")
+
+
+def _stored_interventions(stored: object) -> dict[str, list[Intervention]]:
+    """``{speaker: [entry, ...]}`` of a stored state; ``ValueError`` for anything else."""
+    problem = ValueError(
+        'session state: interventions: expected {speaker: [{"text": "…", "source": "rule:…" | "history:…" | '
+        f'"review:…" | ""}}, ...]}} (or plain texts), got {stored!r}'
+    )
+    if not isinstance(stored, dict):
+        raise problem
+    interventions = {}
+    for speaker, items in stored.items():
+        if not isinstance(speaker, str) or not isinstance(items, list):
+            raise problem
+        entries = [_stored_entry(item) for item in items]
+        if any(entry is None for entry in entries):
+            raise problem
+        interventions[speaker] = entries
+    return interventions
+
+
+def _stored_entry(item: object) -> Intervention | None:
+    """An entry of a stored state: ``{"text", "source"}``, or a plain string (stored before sources)."""
+    if isinstance(item, str):
+        return Intervention(item)
+    if (
+        isinstance(item, dict)
+        and set(item) == {"text", "source"}
+        and isinstance(item["text"], str)
+        and item["text"]
+        and isinstance(item["source"], str)
+        and (item["source"] == "" or _SOURCE.match(item["source"]))
+    ):
+        return Intervention(item["text"], item["source"])
+    return None
+
+
 @dataclass(frozen=True)
 class SessionState:
     """See the module docstring; do not change ``interventions`` in place (it is copied when built)."""
@@ -78,20 +147,30 @@ class SessionState:
     hook_depth: int = 0
     loop_counter: int = 0
     turn: int = 0
-    interventions: dict[str, tuple[str, ...]] = field(default_factory=dict)
+    interventions: dict[str, tuple[Intervention, ...]] = field(default_factory=dict)
 
     def __post_init__(self) -> None:
-        copied = {speaker: tuple(items) for speaker, items in self.interventions.items() if items}
+        copied = {}
+        for speaker, items in self.interventions.items():
+            entries = tuple(entry for entry in map(_entry, items) if entry.text)
+            if entries:
+                copied[speaker] = entries
         object.__setattr__(self, "interventions", copied)
 
+    def texts(self, speaker: str) -> tuple[str, ...]:
+        """The texts of ``speaker``'s pending interventions, oldest first (what the prompt lists)."""
+        return tuple(entry.text for entry in self.interventions.get(speaker, ()))
+
     def to_dict(self) -> dict:
-        """JSON-safe: ``{"topic", "hookDepth", "loopCounter", "turn", "interventions": {id: [...]}}``."""
+        """JSON-safe: ``{"topic", "hookDepth", "loopCounter", "turn", "interventions": {id: [{text, source}]}}``."""
         return {
             "topic": self.topic,
             "hookDepth": self.hook_depth,
             "loopCounter": self.loop_counter,
             "turn": self.turn,
-            "interventions": {speaker: list(items) for speaker, items in self.interventions.items()},
+            "interventions": {
+                speaker: [entry.to_dict() for entry in items] for speaker, items in self.interventions.items()
+            },
         }
 
     @classmethod
@@ -111,12 +190,7 @@ class SessionState:
             if isinstance(value, bool) or not isinstance(value, int) or value < 0:
                 raise ValueError(f"session state: {key}: expected an integer ≥ 0, got {value!r}")
             counts[key] = value
-        interventions = data.get("interventions", {})
-        if not isinstance(interventions, dict) or not all(
-            isinstance(speaker, str) and isinstance(items, list) and all(isinstance(item, str) for item in items)
-            for speaker, items in interventions.items()
-        ):
-            raise ValueError(f"session state: interventions: expected {{speaker: [text, ...]}}, got {interventions!r}")
+        interventions = _stored_interventions(data.get("interventions", {}))
         return cls(topic, counts["hookDepth"], counts["loopCounter"], counts["turn"], interventions)
 
 
@@ -172,6 +246,17 @@ def _finding(rule: str, language: str, **fields) -> dict:
     }
 
 
+def finding_interventions(findings: Iterable) -> list[Intervention]:
+    """The interventions of WARN findings with a suggestion, in order, with their sources (module docstring)."""
+    found = []
+    for finding in findings:
+        rule, status, suggestion = _read(finding)
+        if status == WARN and isinstance(suggestion, str) and suggestion:
+            kind = "history" if rule in _MESSAGES else "rule"
+            found.append(Intervention(suggestion, f"{kind}:{rule}" if isinstance(rule, str) and rule else ""))
+    return found
+
+
 def advance(
     state: SessionState,
     *,
@@ -179,25 +264,29 @@ def advance(
     speaker: str,
     topic: str,
     warn_findings: Iterable = (),
+    interventions: Iterable[Intervention | str] = (),
     next_speaker: str,
+    thresholds: SessionThresholds | None = None,
 ) -> SessionState:
     """The state after a turn of ``speaker`` judged ``status``, led by ``topic`` (module docstring)."""
     if status not in (PASS, WARN, RETRY, MODIFY):
         raise ValueError(f"status: expected one of PASS, WARN, RETRY, MODIFY, got {status!r}")
     if status == RETRY:
         return state
+    thresholds = thresholds or SessionThresholds()
     new_topic, hook_depth, loop_counter = _moved(state, topic)
-    interventions = {key: items for key, items in state.interventions.items() if key != speaker}
-    pending = list(interventions.get(next_speaker, ()))
-    for finding in warn_findings:
-        found_status, suggestion = _read(finding)
-        if found_status == WARN and suggestion and suggestion not in pending:
-            pending.append(suggestion)
-    interventions[next_speaker] = tuple(pending[:MAX_INTERVENTIONS])
-    return SessionState(new_topic, hook_depth, loop_counter, state.turn + 1, interventions)
+    pending_by_speaker = {key: items for key, items in state.interventions.items() if key != speaker}
+    pending = list(pending_by_speaker.get(next_speaker, ()))
+    seen = {entry.text for entry in pending}
+    for entry in [*finding_interventions(warn_findings), *map(_entry, interventions)]:
+        if entry.text and entry.text not in seen:
+            pending.append(entry)
+            seen.add(entry.text)
+    pending_by_speaker[next_speaker] = tuple(pending[: thresholds.max_interventions])
+    return SessionState(new_topic, hook_depth, loop_counter, state.turn + 1, pending_by_speaker)
 
 
-def _read(finding) -> tuple[object, object]:
+def _read(finding) -> tuple[object, object, object]:
     if isinstance(finding, dict):
-        return finding.get("status"), finding.get("suggestion")
-    return getattr(finding, "status", None), getattr(finding, "suggestion", None)
+        return finding.get("rule"), finding.get("status"), finding.get("suggestion")
+    return getattr(finding, "rule", None), getattr(finding, "status", None), getattr(finding, "suggestion", None)

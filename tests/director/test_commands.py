@@ -147,3 +147,34 @@ def test_replay_refuses_a_mix_of_verdicts_and_bare_utterances(tmp_path, stricter
     mixed = write(tmp_path / "mixed.jsonl", [*read(verdicts), {"id": "u9", "speaker": "やな", "text": "えー"}])
     with pytest.raises(CommandError, match=r"mixed\.jsonl:3: this line has no verdict"):
         call_command("director_replay", "--input", str(mixed), "--rules", str(stricter_rules))
+
+
+def test_replay_lists_the_settings_that_differ(tmp_path):
+    import io
+
+    import yaml
+
+    from director.rules.ruleset import CHARACTERS_DIR
+    from tests.director.rules.helpers import write_rule_set
+
+    def change(data):
+        data["session"]["max_interventions"] = 3
+        ayu = yaml.safe_load((CHARACTERS_DIR / "ayu.yaml").read_text(encoding="utf-8"))
+        data["characters"] = {"ayu": {**ayu, "persona": "あゆ: 別人。"}}
+
+    candidate = write_rule_set(tmp_path, change, name="candidate.yaml")
+    source = write(tmp_path / "u.jsonl", UTTERANCES)
+    report, err = tmp_path / "replay.md", io.StringIO()
+    call_command("director_replay", "--input", str(source), "--rules", str(candidate), "--output", str(report),
+                 stderr=err)  # fmt: skip
+    expected = "## Changed settings\n\n- characters.ayu.persona: changed\n- session.max\\_interventions: 5 → 3\n\n"
+    assert expected in report.read_text(encoding="utf-8")
+    assert "2 settings differ" in err.getvalue()
+    same = tmp_path / "same.md"
+    call_command("director_replay", "--input", str(source), "--rules", str(candidate), "--baseline", str(candidate),
+                 "--output", str(same))  # fmt: skip
+    assert "None: the two rule sets have the same settings." in same.read_text(encoding="utf-8")
+    verdicts, stored = tmp_path / "v.jsonl", tmp_path / "stored.md"
+    call_command("director_check", "--input", str(source), "--output", str(verdicts))
+    call_command("director_replay", "--input", str(verdicts), "--rules", str(candidate), "--output", str(stored))
+    assert "Not compared: the baseline is stored verdicts, not a rule set." in stored.read_text(encoding="utf-8")

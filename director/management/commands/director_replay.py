@@ -3,13 +3,14 @@ from django.core.management.base import BaseCommand, CommandError
 from director.management.commands._files import checked_output, read_utterances, rules_or_error, write_text
 from director.replay import ReplayLine, RuleSide, changed, iter_report
 from director.rules import UnknownCharacter, check_utterance
+from director.rules.diff import settings_diff
 
 
 class Command(BaseCommand):
     help = (
-        "How the Director's verdicts change under another rule set: statuses, flags per rule, the transition "
-        "table and every changed utterance, as Markdown. The baseline is --baseline RULES, else the verdicts "
-        "stored in the input (director_check output), else the shipped rule set."
+        "How the Director's verdicts change under another rule set: the changed settings, statuses, flags per "
+        "rule, the transition table and every changed utterance, as Markdown. The baseline is --baseline RULES, "
+        "else the verdicts stored in the input (director_check output), else the shipped rule set."
     )
 
     def add_arguments(self, parser):
@@ -68,7 +69,9 @@ class Command(BaseCommand):
                 hashes[0] if len(hashes) == 1 else "mixed",
             )
         new_side = RuleSide(rules, new_rules.version, new_rules.content_hash)
-        write_text(output, iter_report(lines, baseline=old_side, new=new_side))
+        settings = settings_diff(old_rules, new_rules) if old_rules is not None else None
+        write_text(output, iter_report(lines, baseline=old_side, new=new_side, settings=settings))
         if output != "-":
             count = sum(1 for line in lines if changed(line))
-            self.stderr.write(f"wrote {output}: {len(lines)} utterances compared, {count} changed")
+            differing = "" if settings is None else f"; {len(settings)} settings differ"
+            self.stderr.write(f"wrote {output}: {len(lines)} utterances compared, {count} changed{differing}")

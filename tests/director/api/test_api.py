@@ -61,6 +61,20 @@ def test_check_with_the_llm_review(api, fake_llm):  # noqa: F811
     assert set(verdict["review"]["scores"]) == {"frame", "roleplay", "connection", "density", "naturalness"}
 
 
+def test_check_answers_the_interventions_the_next_turn_would_get_with_their_sources(api, fake_llm):  # noqa: F811
+    Director(fake_llm).reviews.append(review(4, 4, 3, 3, 4))
+    body = post(api, "/api/director/check", {"text": WARN_AYU, "speaker": "ayu", "llm": True}).json()
+    assert body["verdict"]["status"] == "WARN"
+    assert [entry["source"] for entry in body["interventions"]] == [
+        *(f"rule:{f['rule']}" for f in body["verdict"]["findings"] if f["status"] == "WARN"),
+        "review:connection",
+        "review:density",
+    ]
+    assert body["interventions"][0]["source"] == "rule:praise"
+    assert body["interventions"][-1] == {"text": "情報密度: density 3", "source": "review:density"}
+    assert post(api, "/api/director/check", {"text": RETRY_LINE, "speaker": "ayu"}).json()["interventions"] == []
+
+
 @pytest.mark.parametrize(
     ("body", "field"),
     [

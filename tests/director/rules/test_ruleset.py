@@ -32,7 +32,12 @@ def test_the_review_and_session_thresholds(rules):
     assert rules.review == ReviewThresholds(retry_below=3.5, pass_from=4.0)
     assert rules.session == SessionThresholds(topic_loop_turns=3, hook_depth=2)
     assert rules.config["review"] == {"retry_below": 3.5, "pass_from": 4.0}
-    assert rules.config["session"] == {"topic_loop_turns": 3, "hook_depth": 2}
+    assert rules.config["session"] == {
+        "topic_loop_turns": 3,
+        "hook_depth": 2,
+        "max_interventions": 5,
+        "history_turns": 12,
+    }
 
 
 def test_a_whole_review_threshold_hashes_like_its_decimal(tmp_path, rules):

@@ -7,7 +7,7 @@ import pytest
 from director.rules import check_utterance, default_rule_set
 from director.rules.thresholds import SessionThresholds
 from director.sessions.state import (
-    MAX_INTERVENTIONS,
+    Intervention,
     SessionState,
     advance,
     history_findings,
@@ -157,18 +157,18 @@ def test_session_thresholds_are_checked(loop, depth):
 def test_interventions_go_to_the_next_speaker_and_are_consumed_on_their_turn():
     tone = {"rule": "tone", "status": "WARN", "message": "m", "suggestion": "語尾を使ってください。"}
     _, state = turn(SessionState(), "", speaker="yana", next_speaker="ayu", findings=[tone])
-    assert state.interventions == {"ayu": ("語尾を使ってください。",)}
+    assert state.interventions == {"ayu": (Intervention("語尾を使ってください。", "rule:tone"),)}
     _, state = turn(state, "", speaker="ayu", next_speaker="yana")
     assert state.interventions == {}
     _, state = turn(state, "猫", speaker="yana", next_speaker="ayu")
     found, state = turn(state, "犬", speaker="ayu", next_speaker="yana")
-    assert state.interventions == {"yana": (found[0]["suggestion"],)}
+    assert state.interventions == {"yana": (Intervention(found[0]["suggestion"], "history:early_topic_change"),)}
 
 
 def test_a_retry_keeps_the_pending_interventions():
     state = SessionState(interventions={"ayu": ("短く。",)})
     assert advance(state, status="RETRY", speaker="ayu", topic="", next_speaker="yana").interventions == {
-        "ayu": ("短く。",)
+        "ayu": (Intervention("短く。"),)
     }
 
 
@@ -180,8 +180,8 @@ def test_interventions_skip_non_warns_dedupe_keep_order_and_cap():
     findings = [warn("B"), warn("A"), warn("R", "RETRY"), warn(""), warn("C"), warn("B")]
     findings += [warn("D"), warn("E"), warn("F")]
     after = advance(state, status="WARN", speaker="yana", topic="", warn_findings=findings, next_speaker="ayu")
-    assert after.interventions == {"ayu": ("A", "B", "C", "D", "E")}
-    assert MAX_INTERVENTIONS == 5
+    assert after.texts("ayu") == ("A", "B", "C", "D", "E") and "yana" not in after.interventions
+    assert SessionThresholds().max_interventions == 5
 
 
 def test_findings_of_a_verdict_become_interventions():
@@ -195,14 +195,14 @@ def test_findings_of_a_verdict_become_interventions():
         warn_findings=verdict.findings,
         next_speaker="ayu",
     )
-    assert state.interventions == {"ayu": (verdict.findings[0].suggestion,)}
+    assert state.interventions == {"ayu": (Intervention(verdict.findings[0].suggestion, "rule:tone"),)}
 
 
 def test_the_state_copies_its_interventions():
     pending = {"ayu": ["短く。"]}
     state = SessionState(interventions=pending)
     pending["ayu"].append("長く。")
-    assert state.interventions == {"ayu": ("短く。",)}
+    assert state.texts("ayu") == ("短く。",)
 
 
 def test_an_unknown_status_is_refused():
@@ -211,14 +211,17 @@ def test_an_unknown_status_is_refused():
 
 
 def test_to_dict_and_from_dict_round_trip_through_json():
-    state = SessionState(topic="猫", hook_depth=3, loop_counter=2, turn=7, interventions={"ayu": ("短く。", "語尾。")})
+    pending = (Intervention("短く。", "rule:scatter"), Intervention("語尾。", "review:roleplay"))
+    state = SessionState(topic="猫", hook_depth=3, loop_counter=2, turn=7, interventions={"ayu": pending})
     stored = json.loads(json.dumps(state.to_dict(), ensure_ascii=False))
     assert stored == {
         "topic": "猫",
         "hookDepth": 3,
         "loopCounter": 2,
         "turn": 7,
-        "interventions": {"ayu": ["短く。", "語尾。"]},
+        "interventions": {
+            "ayu": [{"text": "短く。", "source": "rule:scatter"}, {"text": "語尾。", "source": "review:roleplay"}]
+        },
     }
     assert SessionState.from_dict(stored) == state
 
