@@ -24,7 +24,7 @@ def test_limits_thresholds_and_short_texts_show_old_and_new_values(rules):
     def change(ruleset, characters):
         ruleset["session"]["max_interventions"] = 3
         ruleset["review"]["pass_from"] = 4.5
-        ruleset["version"] = "1.2"
+        ruleset["version"] = rules.version + "-next"
         characters["yana"]["rules"]["praise"] = True
         characters["yana"]["name"] = "やなちゃん"
 
@@ -33,7 +33,7 @@ def test_limits_thresholds_and_short_texts_show_old_and_new_values(rules):
         SettingChange("characters.yana.rules.praise", "value", "false", "true"),
         SettingChange("review.pass_from", "value", "4.0", "4.5"),
         SettingChange("session.max_interventions", "value", "5", "3"),
-        SettingChange("version", "value", '"1.1"', '"1.2"'),
+        SettingChange("version", "value", f'"{rules.version}"', f'"{rules.version}-next"'),
     ]
 
 
