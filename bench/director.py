@@ -6,10 +6,17 @@ core dictionary, mode C) over the same texts. Both figures are the median of ``-
 the same utterances, the two taking turns in each round; the rule set is loaded and the analyser warmed
 up before timing. ``check_utterance(...).to_dict()`` (messages and evidence filled in) is timed too.
 
-The utterances come from a seeded generator below: 1–8 lines (short ones most often, as in chat), each
-line one or two phrases of やな (casual) or あゆ (polite) taken from realistic lists; 6 % of the phrases
-carry symbols to fold (！！, ASCII ?, ｡) and 4 % break a rule (praise, a double negation, a setting slip,
-a quote), so every check is exercised. The verdicts are printed with the figures.
+The utterances come from a seeded generator below, alternating やな and あゆ, 50 characters and 1.1
+lines on average (the seed recommends 50–80 characters; only the long slips have several lines):
+chat lines of one sentence (25 %) or two (75 %), an opening sentence carrying the character's
+markers (tone 2–3, at most one topic) and possibly a follow-up without a topic. Each of those passes
+every rule by the seed. Of the utterances, 5 % have one symbol to fold (！！, ASCII ! or ?, ｡:
+MODIFY) and 8 % are a slip breaking one rule, so that every check is exercised: for each character
+nine slips, five RETRY (tone 0, a double negation or praise of the listener, a setting slip, four
+sentences on three topics, eight lines) and four WARN (tone 1, six lines, script format or an
+unclosed bracket, a word repeated three times or an evaluation word alone). Expected verdicts: about
+87 % PASS, 5 % MODIFY, 3.6 % WARN and 4.4 % RETRY. The verdicts and the findings per rule are
+printed with the figures.
 
     .venv/bin/python bench/director.py [--n 20000] [--repeats 5] [--seed 4]
 """
@@ -30,89 +37,111 @@ sys.path.insert(0, str(ROOT))
 TARGET_RATE = 10_000  # utterances/s
 TARGET_RATIO = 4.0  # hard rules / bare tokenisation
 
-# Clean lines of each character, lines with symbols to fold (MODIFY material) and lines that break a rule.
-YANA = [
-    "えー、ほんとに？",
-    "やだ、雨降ってきたよね。",
-    "うーん、どうしようかな。",
-    "そっか、あゆは詳しいね。",
-    "すっごい綺麗な夕焼けだわ！",
-    "ねえ、あのカフェ行ってみない？",
-    "今日は風が気持ちいいね。",
-    "お腹すいたかも。",
-    "この坂、けっこうきついよね。",
-    "あ、猫がいる！",
-    "写真撮ろうよ！",
-    "ほんと、あっという間だね。",
-    "へー、そうなんだ。",
-    "私もそう思うかな。",
-    "あゆ、それってどういうこと？",
-    "明日の天気について調べてみよっか。",
-    "駅前のパン屋さんの話なんだけどね。",
-    "紅葉はもう見頃かな？",
-    "なんか眠くなってきたかも。",
-    "山の上は寒いよね……",
-    "えー！？　もう終わり？",
+# Opening sentences: each one sentence, tone >= 2 for its speaker on its own (やな: a marker or word
+# and ！/？; あゆ: a marker and a word), at most one topic. Follow-ups: one sentence without a topic head.
+# Any opening + any follow-up is a PASS by the seed (two sentences, one topic, the tone kept).
+YANA_OPENINGS = [
+    "えー、朝はあんなに晴れてたのに、今日ってほんとに夕方から雨降るの？",
+    "駅前のカフェ、新しいいちごのケーキが出たって聞いたんだけど混んでるかな？",
+    "うーん、映画の前にお昼を食べるか、終わってから食べるか迷っちゃうかも！",
+    "すっごい綺麗な夕焼けだから、ちょっとだけ川沿いを遠回りして帰りたいわ！",
+    "やだ、新しく買った傘を玄関に置いたまま出てきちゃったかも！",
+    "そっか、日曜日だから駅の向こうの美術館は夕方まで開いてるんだね！",
+    "紅葉はもう見頃だって昨日友達が言ってたけど、それってほんとかな？",
+    "この坂、思ってたよりずっと長くて、けっこうきついよね！",
+    "晩ごはんはオムライスにしよっかな、冷蔵庫に卵まだ残ってたよね？",
+    "えー、もうこんな時間なのに、あゆはまだ宿題終わってないの？",
+    "ねえ、商店街のパン屋さんの新作って、もう食べてみたかな？",
+    "ほんと、楽しい日曜日ってどうしてこんなにあっという間に終わっちゃうのかな？",
 ]
-YANA_NOISY = ["やだ、財布忘れた！！", "あはは、それいいね!!", "帰りに団子食べたいな～～", "え、ほんと?"]
+YANA_FOLLOW_UPS = [
+    "早めに出れば並ばずに入れるし、窓際の席も選べると思う。",
+    "あとで一緒に写真撮って、お母さんにも送ってあげようよ！",
+    "帰りにコンビニ寄って、アイスでも買って帰ってもいい？",
+    "なんだか急にお腹すいてきちゃったから、何かつまみたいな。",
+    "あゆも一緒に来てくれたら、私ももっと楽しめるんだけどな。",
+    "天気予報、出かける前にちゃんと見ておけばよかった。",
+    "今度の休みにでも、二人で電車に乗って行ってみようよ！",
+    "私が先に行って、どんな感じか様子を見てくるね。",
+]
+AYU_OPENINGS = [
+    "つまり、このあたりの紅葉の見頃は来週の半ばから週末にかけてですね。",
+    "片道の目安は三十分ほどなので、十時に家を出れば開演に間に合うでしょう。",
+    "一般的に、雨の日の午後は駅前の道路がかなり混みやすいでしょう。",
+    "要するに、日曜日でも当日なら予約なしで入れるということですね。",
+    "この時間の駅前からのバスはもうありませんが、タクシーなら十分ほどですよ。",
+    "出かける前に天気予報を確認しましたが、午後から晴れる見込みです。",
+    "地図で調べましたが、美術館は次の角を右に曲がってすぐのところです。",
+    "傘は二本とも玄関に出しておきました、夕方から降る予報なので念のためです。",
+    "推奨されている順路は、入口から左回りに展示を見ていくコースでしょう。",
+    "冷蔵庫を見ましたが、卵はまだ六個残っているので今夜の分は十分です。",
+    "お客さんに「すごいね」と言われましたが、私はまだ練習中の身です。",
+    "映画の上映は二時からなので、一時半に家を出るのが目安ですね。",
+]
+AYU_FOLLOW_UPS = [
+    "早めに出発すると、駅前の混雑を避けられます。",
+    "念のため、折りたたみ傘をかばんに入れて持っていきましょう。",
+    "帰りに駅前でお土産を買う時間も十分にありますよ。",
+    "地図もスマホに保存しておいたので、迷わずに行けます。",
+    "時間に余裕を持って動けると、やっぱり安心ですね。",
+    "必要なら、私があとで電話して予約しておきます。",
+    "途中に休憩できるベンチやカフェもいくつかあります。",
+]
+# One rule broken each (the rest of the utterance as clean as the lines above): RETRY ones first.
 YANA_SLIPS = [
-    "「ほんと？」って聞いちゃった。",
-    "すごいね、この景色！",
-    "まだ未成年じゃない。",
-    "行かなくもないけど。",
-    "別々に住んでた頃を思い出すね。",
+    "へー、そうなんだ。",  # tone 0: RETRY
+    "えー、あゆってまだ未成年じゃない！",  # double negation: RETRY
+    "私、来月から一人暮らしするんだよね！",  # setting: RETRY
+    "カフェは混んでるかな？映画は二時からだよね。夕飯は家で食べよう！ほんと楽しみ！",  # 4 sentences, 3 topics
+    "えー、もう着いたの？\n駅から近かったよね。\n荷物は私が持つよ。\n先に受付しよっか。\nほんと楽しみ！\n"
+    "部屋から海が見えるといいな。\n夕飯まで散歩しない？\n温泉も入りたいかも。",  # 8 lines: RETRY
+    "あ、猫がいる！",  # tone 1: WARN
+    "えー、もう着いたの？\n駅から近かったよね。\n荷物は私が持つよ。\n先に受付しよっか。\nほんと楽しみ！\n"
+    "部屋から海が見えるといいな。",  # 6 lines: WARN
+    "「ほんと？楽しみだね」",  # script format: WARN
+    "えー、雨、雨、また雨だね！",  # a word three times: WARN
 ]
-AYU = [
-    "一般的には、紅葉の見頃は十一月中旬です。",
-    "つまり、今日は早めに出発したほうがいいですね。",
-    "目安として、片道で三十分ほどかかります。",
-    "このあたりは湧き水で有名な地域です。",
-    "要するに、予約は不要ということです。",
-    "気温は午後から下がる見込みです。",
-    "推奨されている順路は左回りですよ。",
-    "お姉ちゃん、そこは段差があります。",
-    "展望台は閉館時間が早いでしょう。",
-    "入場料は大人五百円でした。",
-    "雨の日は足元が滑りやすくなります。",
-    "この神社は平安時代に建てられました。",
-    "バスは一時間に二本しかありません。",
-    "地図によると、次の角を右です。",
-    "お土産の話をしましょうか。",
-    "ちなみに、ここの名物はお蕎麦です。",
-]
-AYU_NOISY = ["混雑は夕方に落ち着きます｡", "え?　それは知りませんでした。", "閉館は五時です。。"]
 AYU_SLIPS = [
-    "その考えは正しいと思います、完璧です。",
-    "すごいですね。",
-    "不可能ではありません。",
-    "（少し考えて）そうですね。",
+    "入場料は大人五百円でした。",  # tone 0: RETRY
+    "あなたの答えは正しいです、完璧ですね。次に進みます。",  # praise of the listener: RETRY
+    "姉とは別居している状態です。連絡は毎晩取っています。",  # setting: RETRY
+    "紅葉は来週が見頃です。バスは一時間に二本です。お土産は駅で買えます。帰りは混雑するでしょう。",  # scatter
+    "持ち物を確認しますね。\n傘を一本入れました。\n財布も忘れずに。\nハンカチも必要です。\n充電器を持ちましょう。\n"
+    "水筒に麦茶を詰めました。\nチケットはスマホに保存済みです。\n以上で準備完了です。",  # 8 lines: RETRY
+    "入口は右側です。",  # tone 1: WARN
+    "持ち物を確認しますね。\n傘を一本入れました。\n財布も忘れずに。\nハンカチも必要です。\n充電器を持ちましょう。\n"
+    "以上で準備完了です。",  # 6 lines: WARN
+    "入口は（右側です。階段を上がります。",  # unclosed bracket: WARN
+    "この曲は素晴らしいですね。百年前に作られたそうです。",  # evaluation word alone: WARN
 ]
-LINE_WEIGHTS = {1: 30, 2: 24, 3: 17, 4: 11, 5: 7, 6: 5, 7: 3, 8: 3}
-NOISY_SHARE = 0.06  # of the phrases
-SLIP_SHARE = 0.04
+# Symbols that normalisation folds or unifies (§2.2): each turns a clean line into a MODIFY.
+NOISE = (("！", "！！"), ("！", "!"), ("？", "?"), ("。", "｡"))
+FOLLOW_UP_SHARE = 0.75  # of the clean utterances
+NOISY_SHARE = 0.05  # of the utterances
+SLIP_SHARE = 0.08
 
 
 def generate_utterances(n: int, seed: int) -> list[tuple[str, str]]:
     """``n`` (speaker, text) pairs, alternating やな and あゆ, reproducible for a seed."""
     rng = random.Random(seed)
-    counts, weights = zip(*LINE_WEIGHTS.items(), strict=True)
-    casts = (("やな", YANA, YANA_NOISY, YANA_SLIPS), ("あゆ", AYU, AYU_NOISY, AYU_SLIPS))
-
-    def phrase(clean: list[str], noisy: list[str], slips: list[str]) -> str:
-        draw = rng.random()
-        if draw < SLIP_SHARE:
-            return rng.choice(slips)
-        if draw < SLIP_SHARE + NOISY_SHARE:
-            return rng.choice(noisy)
-        return rng.choice(clean)
-
+    casts = (
+        ("やな", YANA_OPENINGS, YANA_FOLLOW_UPS, YANA_SLIPS),
+        ("あゆ", AYU_OPENINGS, AYU_FOLLOW_UPS, AYU_SLIPS),
+    )
     utterances = []
     for index in range(n):
-        speaker, clean, noisy, slips = casts[index % 2]
-        lines = rng.choices(counts, weights)[0]
-        text = "\n".join(
-            "".join(phrase(clean, noisy, slips) for _ in range(1 if rng.random() < 0.75 else 2)) for _ in range(lines)
-        )
+        speaker, openings, follow_ups, slips = casts[index % 2]
+        draw = rng.random()
+        if draw < SLIP_SHARE:
+            utterances.append((speaker, rng.choice(slips)))
+            continue
+        text = rng.choice(openings)
+        if rng.random() < FOLLOW_UP_SHARE:
+            text += rng.choice(follow_ups)
+        if draw < SLIP_SHARE + NOISY_SHARE:
+            old, new = rng.choice([pair for pair in NOISE if pair[0] in text])
+            at = rng.choice([i for i, character in enumerate(text) if character == old])
+            text = text[:at] + new + text[at + 1 :]
         utterances.append((speaker, text))
     return utterances
 
@@ -147,7 +176,12 @@ def main() -> int:
     utterances = generate_utterances(args.n, args.seed)
     rules = load_rule_set()
     analyser = get_analyser()
-    statuses = Counter(check_utterance(text, speaker, rules).status for speaker, text in utterances)  # warm-up
+    statuses: Counter = Counter()
+    findings: Counter = Counter()
+    for speaker, text in utterances:  # also the warm-up
+        judged = check_utterance(text, speaker, rules)
+        statuses[judged.status] += 1
+        findings.update((finding.rule, finding.status) for finding in judged.findings)
 
     def bare(text: str, speaker: str) -> None:
         analyser.bare_tokenize(text)
@@ -173,7 +207,14 @@ def main() -> int:
         f"{args.n:,} generated utterances (seed {args.seed}; {characters:.0f} characters and {lines:.1f} lines on "
         f"average), median of {args.repeats} runs"
     )
-    print("verdicts: " + ", ".join(f"{status} {count:,}" for status, count in sorted(statuses.items())))
+    print(
+        "verdicts: "
+        + ", ".join(f"{status} {count:,} ({count / args.n:.1%})" for status, count in sorted(statuses.items()))
+    )
+    print(
+        "findings per rule: "
+        + (", ".join(f"{rule} {status} {count:,}" for (rule, status), count in findings.most_common()) or "none")
+    )
     print(f"bare tokenisation: {args.n / bare_time:,.0f} utterances/s ({bare_time:.3f} s; runs {runs(bare_times)})")
     print(
         f"hard rules (check_utterance): {rate:,.0f} utterances/s ({rule_time:.3f} s; runs {runs(rule_times)}); "
