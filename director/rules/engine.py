@@ -98,9 +98,10 @@ def check_utterance(
                 warn_lines=prepared.warn_lines,
                 retry_lines=prepared.retry_lines,
             )
-    if "setting" in applies and prepared.setting.search(body) is not None:
-        spans = [match.span() for match in prepared.setting.finditer(body)]
-        add("setting", "retry", spans, phrases=_distinct(body, spans))
+    if "setting" in applies:
+        spans = prepared.setting.find(body, sentences, tokens)
+        if spans:
+            add("setting", "retry", spans, phrases=_distinct(body, spans))
     if "praise" in applies:
         praise = prepared.praise.find(view, sentences, tokens)
         if praise is not None:
