@@ -129,7 +129,7 @@ def check_utterance(
         kind = "warn" if tone.score >= prepared.warn_score else "retry"
         add(
             "tone", kind, profile.evidence(view, tone), score=tone.score, needed=prepared.pass_score - tone.score,
-            missing=missing_markers(prepared, character, tone, language),
+            missing=lambda: missing_markers(prepared, character, tone, language),
             endings=list(character.endings), vocabulary=list(character.vocabulary),
         )  # fmt: skip
     if "topic_loop" in applies:
