@@ -34,28 +34,15 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
 from director.review.scores import worse  # noqa: E402 - after the path set-up
-from director.rules import RETRY, WARN, check_utterance, load_rule_set  # noqa: E402
+from director.rules import RETRY, RULE_ORDER, WARN, check_utterance, load_rule_set  # noqa: E402
 from director.rules.ruleset import RuleSet  # noqa: E402
 from director.sessions.state import SessionState, advance, history_findings, leading_topic  # noqa: E402
 
 EVALUATION_DIR = ROOT / "director" / "evaluation"
 STATUSES = ("PASS", "WARN", "RETRY", "MODIFY")
 SPEAKERS = ("yana", "ayu")
-# The finding codes: the hard rules' (RULE_ORDER, plus litotes) and the history's.
-CODES = (
-    "bracket",
-    "script_format",
-    "format",
-    "setting",
-    "praise",
-    "scatter",
-    "contradiction",
-    "litotes",
-    "tone",
-    "topic_loop",
-    "early_topic_change",
-    "topic_loop_turns",
-)
+# The finding codes: the hard rules' (RULE_ORDER, litotes included) and the history's.
+CODES = (*RULE_ORDER, "early_topic_change", "topic_loop_turns")
 WARN_ONLY = frozenset({"bracket", "script_format", "litotes", "topic_loop", "early_topic_change", "topic_loop_turns"})
 RETRY_ONLY = frozenset({"setting", "contradiction"})
 SOURCE = re.compile(r"seed §\d+(?:\.\d+)*|spec|boundary|over-sensitive|demo|natural")

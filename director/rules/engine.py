@@ -98,9 +98,10 @@ def check_utterance(
                 warn_lines=prepared.warn_lines,
                 retry_lines=prepared.retry_lines,
             )
-    if "setting" in applies and prepared.setting.search(body) is not None:
-        spans = [match.span() for match in prepared.setting.finditer(body)]
-        add("setting", "retry", spans, phrases=_distinct(body, spans))
+    if "setting" in applies:
+        spans = prepared.setting.find(body, sentences, tokens)
+        if spans:
+            add("setting", "retry", spans, phrases=_distinct(body, spans))
     if "praise" in applies:
         praise = prepared.praise.find(view, sentences, tokens)
         if praise is not None:
@@ -128,7 +129,7 @@ def check_utterance(
         kind = "warn" if tone.score >= prepared.warn_score else "retry"
         add(
             "tone", kind, profile.evidence(view, tone), score=tone.score, needed=prepared.pass_score - tone.score,
-            missing=missing_markers(prepared, character, tone, language),
+            missing=lambda: missing_markers(prepared, character, tone, language),
             endings=list(character.endings), vocabulary=list(character.vocabulary),
         )  # fmt: skip
     if "topic_loop" in applies:

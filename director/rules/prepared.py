@@ -7,8 +7,8 @@ from string import Formatter
 
 from director.rules.characters import Character
 from director.rules.contradiction import Contradictions
-from director.rules.patterns import alternation
 from director.rules.praise import Praise
+from director.rules.setting import Setting
 from director.rules.tone import ToneProfile
 
 LANGUAGES = ("ja", "en")
@@ -116,7 +116,7 @@ class Prepared:
         self.pass_score = thresholds["tone"]["pass_score"]
         self.warn_score = thresholds["tone"]["warn_score"]
         self.repeat_count = thresholds["topic_loop"]["repeat_count"]
-        self.setting = alternation(config["setting"]["phrases"])
+        self.setting = Setting(config["setting"])
         self.praise = Praise(config["praise"])
         self.contradictions = Contradictions(config["contradiction"])
         self.stop_heads = frozenset(config["topics"]["stop_heads"])

@@ -65,7 +65,7 @@ _THRESHOLDS = {
     "topic_loop": ("repeat_count",),
 }
 _WORD_LISTS = {
-    "setting": ("phrases",),
+    "setting": ("phrases", "attributive_endings", "hypothetical_endings", "sister_subjects"),
     "praise": ("evaluation_words", "targets", "predicates", "predicate_endings", "subject_particles"),
     "contradiction": (
         "negative_prefixes",

@@ -43,7 +43,8 @@ class Finding:
 
     ``evidence`` is a tuple of ``{"start", "end", "text"}`` into the original text; ``message`` and
     ``suggestion`` are filled in from the rule set's templates with ``fields`` (lists joined with the
-    language's separator). All three are worked out when first read: most callers read only statuses.
+    language's separator; a callable field is called then). All three are worked out when first read: most
+    callers read only statuses.
     """
 
     __slots__ = ("_evidence", "_fields", "_message", "_spans", "_suggestion", "_templates", "rule", "status")
@@ -68,9 +69,11 @@ class Finding:
 
     def _fill(self) -> None:
         message, suggestion, separator = self._templates
-        values = {
-            key: separator.join(value) if isinstance(value, list) else value for key, value in self._fields.items()
-        }
+        values = {}
+        for key, value in self._fields.items():
+            if callable(value):  # worked out only when the message is read (the tone's missing markers)
+                value = value()
+            values[key] = separator.join(value) if isinstance(value, list) else value
         self._message = message.format_map(values)
         self._suggestion = suggestion.format_map(values)
 

@@ -54,3 +54,35 @@ def test_phrases_implying_the_sisters_live_apart_are_a_retry(check, text):
 @pytest.mark.parametrize("text", ["姉と一緒に住んでいます。", "別々に行きましょう。", "一人で買い物に行きました。"])
 def test_other_phrases_pass_the_setting_check(check, text):
     assert finding(check(text), "setting") is None
+
+
+@pytest.mark.parametrize(
+    ("text", "phrase"),
+    [
+        ("姉とは去年から別居しました。", "別居"),  # any form of 別居
+        ("姉は別の家に住んでいます。", "別の家に住ん"),  # the subject is a sister
+        ("私、一人で暮らしてるから自由なんだよね！", "一人で暮らし"),
+        ("今は姉と別居中です。", "別居"),  # 今は is a time, no subject
+        ("あなたは一人暮らしですよね。", "一人暮らし"),  # said to the other sister
+    ],
+)
+def test_other_wordings_of_living_apart_are_a_retry(check, text, phrase):
+    found = finding(check(text), "setting")
+    assert found is not None and [span["text"] for span in found["evidence"]] == [phrase]
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "えー、友達が一人暮らし始めたんだって！",  # someone else
+        "彼女は一人暮らしをしています。",
+        "先輩が別居しているそうです。",
+        "一人暮らし向けの部屋は駅の近くに多いです。",  # a kind of flat
+        "一人暮らし用の冷蔵庫です。",
+        "あゆと離れて暮らしてるなんて想像できないよね。",  # not what is so
+        "あゆと別々に住んでたら、寂しいよね。",
+        "もし一人暮らしなら、料理を覚えないと。",
+    ],
+)
+def test_living_apart_said_of_someone_else_or_not_as_a_fact_passes_the_setting_check(check, text):
+    assert finding(check(text), "setting") is None

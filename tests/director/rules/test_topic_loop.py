@@ -47,3 +47,9 @@ def test_the_repeat_count_comes_from_the_rule_set(tmp_path):
     )
     verdict = check_utterance("猫が好き。猫と遊ぶ。", "ayu", rules)
     assert finding(verdict, "topic_loop")["status"] == "WARN"
+
+
+def test_an_adjective_said_three_times_is_a_repetition(check):
+    found = finding(check("いいね、いいよ、ほんといいかも！", "yana"), "topic_loop")
+    assert found is not None and found["status"] == "WARN"
+    assert [span["text"] for span in found["evidence"]] == ["いい", "いい", "いい"]
