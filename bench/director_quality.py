@@ -45,7 +45,7 @@ SPEAKERS = ("yana", "ayu")
 CODES = (*RULE_ORDER, "early_topic_change", "topic_loop_turns")
 WARN_ONLY = frozenset({"bracket", "script_format", "litotes", "topic_loop", "early_topic_change", "topic_loop_turns"})
 RETRY_ONLY = frozenset({"setting", "contradiction"})
-SOURCE = re.compile(r"seed §\d+(?:\.\d+)*|spec|boundary|over-sensitive|demo|natural")
+SOURCE = re.compile(r"seed §\d+(?:\.\d+)*|spec|boundary|over-sensitive|demo|natural|heldout")
 REQUIRED = ("id", "speaker", "text", "expected", "codes", "reason", "source")
 FIELDS = (*REQUIRED, "history")
 
@@ -110,7 +110,7 @@ def parse_example(obj: object, file: str, line: int) -> tuple[Example | None, li
         problems.append(f"{where}: expected: expected one of {', '.join(STATUSES)}, got {expected!r}")
     if "source" in obj and (not isinstance(obj["source"], str) or not SOURCE.fullmatch(obj["source"])):
         problems.append(
-            f"{where}: source: expected 'seed §N[.N]', spec, boundary, over-sensitive, demo or natural, "
+            f"{where}: source: expected 'seed §N[.N]', spec, boundary, over-sensitive, demo, natural or heldout, "
             f"got {obj['source']!r}"
         )
     codes = obj.get("codes")
@@ -173,8 +173,9 @@ def _consistency(expected: str, codes: list[str]) -> list[str]:
 
 
 def load_set(folder: Path = EVALUATION_DIR) -> list[Example]:
-    """Every example of ``folder/*.jsonl`` in file-name and line order; ``SetError`` listing every problem."""
-    files = sorted(Path(folder).glob("*.jsonl"))
+    """Every example of ``folder/*.jsonl`` (not its sub-folders; or of ``folder`` itself when it is one file),
+    in file-name and line order; ``SetError`` listing every problem."""
+    files = [Path(folder)] if Path(folder).is_file() else sorted(Path(folder).glob("*.jsonl"))
     if not files:
         raise SetError([f"{folder}: no *.jsonl files"])
     examples: list[Example] = []
@@ -370,7 +371,12 @@ def failures(figures: dict, min_precision: float, min_recall: float) -> list[str
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--set", type=Path, default=EVALUATION_DIR, help="folder of *.jsonl (default: %(default)s)")
+    parser.add_argument(
+        "--set",
+        type=Path,
+        default=EVALUATION_DIR,
+        help="folder of *.jsonl, or one .jsonl file (default: %(default)s; the held-out set: %(default)s/heldout)",
+    )
     output = parser.add_mutually_exclusive_group()
     output.add_argument("--json", action="store_true", help="one JSON object")
     output.add_argument("--markdown", action="store_true", help="the README tables only")

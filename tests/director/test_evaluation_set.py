@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from bench.director_quality import CODES, STATUSES, SetError, judge, load_set
+from bench.director_quality import CODES, EVALUATION_DIR, STATUSES, SetError, judge, load_set
 from director.rules import load_rule_set
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -53,6 +53,35 @@ def test_every_seed_example_gets_its_expected_status(examples):
         if (result := judge(example, rules)).status != example.expected
     ]
     assert not wrong, "\n".join(wrong)
+
+
+def test_the_held_out_set_is_valid_new_and_left_out_of_the_main_set(examples):
+    held_out = load_set(EVALUATION_DIR / "heldout")
+    assert len(held_out) >= 120
+    assert {example.source for example in held_out} == {"heldout"}
+    assert {example.speaker for example in held_out} == {"yana", "ayu"}
+    # The main set is the folder's own *.jsonl: the heldout sub-folder is not read with it.
+    assert all(example.source != "heldout" for example in examples)
+    assert not {example.id for example in held_out} & {example.id for example in examples}
+    assert not {example.text for example in held_out} & {example.text for example in examples}
+
+
+def test_the_set_may_be_one_file(tmp_path):
+    write(tmp_path, "a.jsonl", [GOOD, {**GOOD, "id": "x-2", "source": "heldout"}])
+    write(tmp_path, "b.jsonl", [{**GOOD, "id": "b-1"}])
+    loaded = load_set(tmp_path / "a.jsonl")
+    assert [(example.file, example.line, example.id) for example in loaded] == [
+        ("a.jsonl", 1, "x-1"),
+        ("a.jsonl", 2, "x-2"),
+    ]
+    result = subprocess.run(
+        [sys.executable, "bench/director_quality.py", "--set", str(tmp_path / "a.jsonl"), "--json"],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+    )
+    assert result.returncode in (0, 1), result.stderr
+    assert len(json.loads(result.stdout)["mismatches"]) <= 2
 
 
 def write(folder: Path, name: str, rows: list) -> None:
