@@ -65,7 +65,7 @@ _THRESHOLDS = {
     "topic_loop": ("repeat_count",),
 }
 _WORD_LISTS = {
-    "setting": ("phrases", "attributive_endings", "hypothetical_endings", "sister_subjects"),
+    "setting": ("phrases", "attributive_endings", "hypothetical_endings", "sister_subjects", "other_people"),
     "praise": ("evaluation_words", "targets", "predicates", "predicate_endings", "subject_particles"),
     "contradiction": (
         "negative_prefixes",

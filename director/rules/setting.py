@@ -3,7 +3,8 @@
 The seed names 「別居している」「一人暮らし」 "and the like": expressions **as if the sisters did not
 live together**. ``phrases`` are the stems of those expressions (別居, 一人暮らし, 一人で暮らし,
 別々に住ん, 別の家に住ん …), matched anywhere in the text (quotes included: a quoted wish to live
-alone is still about the sisters' home). A phrase does not count when the sentence is plainly about
+alone is still about the sisters' home); they are stems, so that every inflection counts (住ん, 住み,
+住む; 暮らし, 暮らす). A phrase does not count when the sentence is plainly about
 something else:
 
 - **someone else**: the sentence marks a subject with が or は before the phrase (a particle after a
@@ -12,13 +13,19 @@ something else:
   「友達が一人暮らし始めたんだって」 is about a friend, 「姉は別の家に住んでいます」 is not;
 - **a kind of thing**: the phrase is followed at once by one of ``attributive_endings`` (向け, 用):
   「一人暮らし向けの部屋」;
-- **not what is so**: one of ``hypothetical_endings`` (たら, なんて, なら …) follows within
-  ``HYPOTHETICAL_REACH`` characters: 「別々に住んでたら寂しい」, 「離れて暮らしてるなんて想像できない」.
+- **someone else, after it**: the phrase's clause ends in a verb or auxiliary right before one of
+  ``other_people`` (人, 友人 …), which it describes: 「一人暮らしを始めた友人から」, 「一人暮らしを
+  する人も多い」 (but 「別居している状態です」 is the sisters' state);
+- **not what is so**: one of ``hypothetical_endings`` (たら, なんて, なら …, and denials: してない,
+  じゃない …) follows within ``HYPOTHETICAL_REACH`` characters: 「別々に住んでたら寂しい」,
+  「離れて暮らしてるなんて想像できない」, 「別居してないよ」.
 
-Evidence: each phrase that counts.
+Evidence: each phrase that counts, to the end of the word its stem ends in (別の家に住ん, 一人で暮らし).
 """
 
 from __future__ import annotations
+
+import re
 
 from director.rules.analyser import BINDING_PARTICLE, CASE_PARTICLE, NOUN_ADVERBIAL, Tokens
 from director.rules.patterns import alternation
@@ -39,6 +46,9 @@ class Setting:
         self.attributive = alternation(section["attributive_endings"])
         self.hypothetical = alternation(section["hypothetical_endings"])
         self.sisters = frozenset(section["sister_subjects"])
+        # The phrase's clause ends in a verb or auxiliary (…する, …始めた) right before one of the people.
+        people = alternation(section["other_people"]).pattern if section["other_people"] else "(?!)"
+        self.describes = re.compile(f"[^。！？、\\n]{{0,10}}?[るたいだ](?:{people})(?:から|[がはもをにのとへ])")
 
     def find(self, text: str, sentences: list[tuple[int, int]], tokens: Tokens) -> list[tuple[int, int]]:
         """The spans of the phrases of ``text`` that say the sisters live apart (module docstring)."""
@@ -51,9 +61,11 @@ class Setting:
                 continue
             if self.hypothetical.search(text, end, end + HYPOTHETICAL_REACH) is not None:
                 continue
+            if self.describes.match(text, end) is not None:
+                continue
             if self._someone_else(text, tokens, sentence_of(sentences, start)[0], start):
                 continue
-            spans.append((start, end))
+            spans.append((start, _word_end(tokens, end)))
         return spans
 
     def _someone_else(self, text: str, tokens: Tokens, sentence_start: int, phrase_start: int) -> bool:
@@ -69,3 +81,11 @@ class Setting:
             if tokens.surface(index - 1) not in self.sisters:
                 return True
         return False
+
+
+def _word_end(tokens: Tokens, end: int) -> int:
+    """``end`` moved to the end of the word it falls inside (a stem: 住 → 住ん, 暮ら → 暮らし), for the evidence."""
+    for index in range(len(tokens.codes)):
+        if tokens.end(index) >= end:
+            return max(end, tokens.end(index)) if tokens.start(index) < end else end
+    return end

@@ -62,7 +62,7 @@ def test_other_phrases_pass_the_setting_check(check, text):
         ("姉とは去年から別居しました。", "別居"),  # any form of 別居
         ("姉は別の家に住んでいます。", "別の家に住ん"),  # the subject is a sister
         ("私、一人で暮らしてるから自由なんだよね！", "一人で暮らし"),
-        ("今は姉と別居中です。", "別居"),  # 今は is a time, no subject
+        ("今は姉と別居中です。", "別居中"),  # 今は is a time, no subject; the evidence is the whole word
         ("あなたは一人暮らしですよね。", "一人暮らし"),  # said to the other sister
     ],
 )
@@ -86,3 +86,26 @@ def test_other_wordings_of_living_apart_are_a_retry(check, text, phrase):
 )
 def test_living_apart_said_of_someone_else_or_not_as_a_fact_passes_the_setting_check(check, text):
     assert finding(check(text), "setting") is None
+
+
+@pytest.mark.parametrize(
+    ("text", "counts"),
+    [
+        ("姉と離れて住むことになりました。", True),  # every inflection of the stem
+        ("妹と別の家に住み始めたよね。", True),
+        ("私、春に実家を出るんだよね！", True),
+        ("姉とは別居している状態です。", True),  # the sisters' state, not a person described
+        ("えー、別居してないよ！", False),  # a denial
+        ("別々に住んでいませんよ。", False),
+        ("一人暮らしを始めた先輩から電話がありました。", False),  # the clause describes someone else
+        ("一人暮らしをする人が増えています。", False),
+        ("姉とは別居していないです。", False),
+    ],
+)
+def test_stems_denials_and_described_people(check, text, counts):
+    assert (finding(check(text), "setting") is not None) is counts
+
+
+def test_a_polite_negated_negation_is_a_litotes(check):
+    found = finding(check("この距離なら行けなくもありません。", "ayu"), "litotes")
+    assert found is not None and [span["text"] for span in found["evidence"]] == ["なくもありません"]
