@@ -315,10 +315,15 @@ def markdown(figures: dict) -> str:
     """The README tables: the confusion matrix with each status's recall and precision, and the per-code scores."""
     seeds = figures["seedExamples"]
     speakers = ", ".join(f"{speaker} {count}" for speaker, count in sorted(figures["speakers"].items()))
+    seed_part = (
+        f"seed examples with the expected status: {len(seeds) - figures['seedWrong']} of {len(seeds)}"
+        if seeds
+        else "no seed examples in this set"
+    )
     lines = [
         f"{figures['examples']} labelled lines ({speakers}): "
         f"status right {_pct(figures['statusAccuracy'])}, status and codes right {_pct(figures['exactAccuracy'])}; "
-        f"seed examples with the expected status: {len(seeds) - figures['seedWrong']} of {len(seeds)}.",
+        f"{seed_part}.",
         "",
         "| expected ↓ / got → | " + " | ".join(STATUSES) + " | recall |",
         "| --- | " + " | ".join("---:" for _ in STATUSES) + " | ---: |",
