@@ -22,7 +22,7 @@ verdict says nothing about them. ``director.sessions.state`` makes them from the
 from __future__ import annotations
 
 from director.rules.analyser import get_analyser
-from director.rules.messages import missing_markers, scatter_kind
+from director.rules.messages import lacking_kinds, missing_markers, scatter_kind
 from director.rules.normalise import normalise
 from director.rules.prepared import LANGUAGES, message_status
 from director.rules.quotes import find_quotes, is_script
@@ -130,6 +130,7 @@ def check_utterance(
         add(
             "tone", kind, profile.evidence(view, tone), score=tone.score, needed=prepared.pass_score - tone.score,
             missing=lambda: missing_markers(prepared, character, tone, language),
+            lacking=lambda: lacking_kinds(prepared, character, tone, language),
             endings=list(character.endings), vocabulary=list(character.vocabulary),
         )  # fmt: skip
     if "topic_loop" in applies:

@@ -7,7 +7,9 @@ mentions a count that did not fire (three sentences on no topic do not say "0 to
 
 ``missing_markers`` describes the tone markers an utterance lacks, one part per missing hit, from the
 character file: its endings (§4.2), its words (§4.3) and its style (§4.4), in the rule set's templates
-``messages.tone.missing_*`` and ``style_*``, in the verdict's language.
+``messages.tone.missing_*`` and ``style_*``, in the verdict's language; ``lacking_kinds`` names those
+kinds only (``messages.tone.name_*``). The message says which kinds are missing, the suggestion (also
+the next turn's intervention on a WARN) which markers to use.
 """
 
 from __future__ import annotations
@@ -39,16 +41,35 @@ def missing_markers(prepared, character: Character, tone: Tone, language: str) -
     """What ``character``'s utterance of ``tone`` lacks: ``語尾（わ！・へ？…）、文体（…）`` or the English."""
     items = _ITEM_JOINERS[language]
     parts = []
-    if not tone.marker and character.endings:
-        template = prepared.parts["tone", "missing_ending", language]
-        parts.append(template.format(endings=_examples(character.endings, items)))
-    if not tone.vocab and character.vocabulary:
-        template = prepared.parts["tone", "missing_vocabulary", language]
-        parts.append(template.format(vocabulary=_examples(character.vocabulary, items)))
-    if not tone.style:
-        template = prepared.parts["tone", "missing_style", language]
-        parts.append(template.format(style=_style(prepared, character, language)))
+    for kind in _missing(character, tone):
+        template = prepared.parts["tone", f"missing_{kind}", language]
+        if kind == "ending":
+            parts.append(template.format(endings=_examples(character.endings, items)))
+        elif kind == "vocabulary":
+            parts.append(template.format(vocabulary=_examples(character.vocabulary, items)))
+        else:
+            parts.append(template.format(style=_style(prepared, character, language)))
     return _PART_JOINERS[language].join(parts)
+
+
+def lacking_kinds(prepared, character: Character, tone: Tone, language: str) -> str:
+    """The names of the kinds of marker missing: ``語尾・語彙・文体`` or ``ending, vocabulary or style``."""
+    names = [prepared.parts["tone", f"name_{kind}", language] for kind in _missing(character, tone)]
+    if language == "ja" or len(names) < 2:
+        return "・".join(names)
+    return ", ".join(names[:-1]) + " or " + names[-1]
+
+
+def _missing(character: Character, tone: Tone) -> list[str]:
+    """The kinds of marker the utterance lacks, of those the character has (§4.2–§4.4 order)."""
+    kinds = []
+    if not tone.marker and character.endings:
+        kinds.append("ending")
+    if not tone.vocab and character.vocabulary:
+        kinds.append("vocabulary")
+    if not tone.style:
+        kinds.append("style")
+    return kinds
 
 
 def _style(prepared, character: Character, language: str) -> str:

@@ -42,7 +42,14 @@ class MessageSpec:
 _WARN = {"warn": "suggestion"}
 _LINES = {"lines": 8, "warn_lines": 6, "retry_lines": 8}
 _SCATTER = {"sentences": 4, "topics": 3, "heads": "天気、猫", "warn_sentences": 3, "warn_topics": 2}
-_TONE = {"score": 0, "needed": 2, "missing": "語尾（よね）", "endings": "よね", "vocabulary": "ほんと"}
+_TONE = {
+    "score": 0,
+    "needed": 2,
+    "lacking": "語尾",
+    "missing": "語尾（よね）",
+    "endings": "よね",
+    "vocabulary": "ほんと",
+}
 MESSAGE_FIELDS: dict[str, MessageSpec] = {
     "bracket": MessageSpec(_WARN, {"brackets": "「"}),
     "script_format": MessageSpec(_WARN, {}),
@@ -67,6 +74,9 @@ MESSAGE_FIELDS: dict[str, MessageSpec] = {
         {"retry": "suggestion", "warn": "suggestion"},
         _TONE,
         {
+            "name_ending": {},
+            "name_vocabulary": {},
+            "name_style": {},
             "missing_ending": {"endings": "わ！・よね"},
             "missing_vocabulary": {"vocabulary": "やだ・ほんと"},
             "missing_style": {"style": "2文以内"},

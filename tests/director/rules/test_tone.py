@@ -61,23 +61,25 @@ def test_the_warn_shows_the_markers_that_matched(check):
     found = finding(check(text, "ayu"), "tone")
     assert found["status"] == "WARN"
     assert found["evidence"] == [{"start": text.index("目安"), "end": text.index("目安") + 2, "text": "目安"}]
-    # the message names what is missing, with the character's own markers as examples
-    assert "語尾（でしょう・ですね・ました・ません）" in found["message"]
-    assert "文体（文末の丁寧語（です・ます・でした・ました）を2回以上）" in found["message"]
-    assert "語彙" not in found["message"]  # 目安 was there
-    assert found["suggestion"] == "足りないもののうち1つ以上を満たすように言い直してください。"
+    # the message names the kinds missing; the suggestion (the next turn's intervention) the markers to use
+    assert found["message"] == "口調スコアが1です。キャラクターらしい語尾・文体がなく、弱いです。"
+    assert "語尾（でしょう・ですね・ました・ません）" in found["suggestion"]
+    assert "文体（文末の丁寧語（です・ます・でした・ました）を2回以上）" in found["suggestion"]
+    assert "語彙" not in found["suggestion"]  # 目安 was there
+    assert found["suggestion"].endswith("のうち1つ以上を使ってください。")
 
 
 def test_a_retry_lists_every_missing_marker_in_either_language(check):
     ja = finding(check("了解。", "yana"), "tone")
     assert ja["status"] == "RETRY" and ja["evidence"] == []
-    assert "語尾（わ！・へ？・よね・かな・かも）" in ja["message"]
-    assert "語彙（やだ・ほんと・えー・うーん・すっごい…）" in ja["message"]
-    assert "文体（2文以内で！・？のどれかを使う）" in ja["message"]
+    assert ja["message"] == "口調スコアが0です。キャラクターらしい語尾・語彙・文体がありません。"
+    assert "語尾（わ！・へ？・よね・かな・かも）" in ja["suggestion"]
+    assert "語彙（やだ・ほんと・えー・うーん・すっごい…）" in ja["suggestion"]
+    assert "文体（2文以内で！・？のどれかを使う）" in ja["suggestion"]
     en = finding(check("了解。", "yana", language="en"), "tone")
-    assert "an ending (わ！, へ？, よね, かな, かも)" in en["message"]
-    assert "the style (at most 2 sentences with one of ！, ？)" in en["message"]
-    assert en["suggestion"] == "Say it again with 2 or more of what is missing."
+    assert en["message"] == "Tone score 0: no ending, vocabulary or style of the character."
+    assert en["suggestion"].startswith("Use 2 or more of: an ending (わ！, へ？, よね, かな, かも); a word (やだ")
+    assert en["suggestion"].endswith("the style (at most 2 sentences with one of ！, ？).")
 
 
 @pytest.mark.parametrize(

@@ -128,12 +128,12 @@ def test_nested_brackets_are_balanced(check):
 def test_messages_come_in_english_on_request(check):
     verdict = check("今日は晴れている。明日は雨が降る。夜は寒い。", "yana", language="en")
     tone = finding(verdict, "tone")
-    assert tone["message"].startswith("Tone score 0: nothing of the character's voice. Missing: an ending (わ！, へ？")
-    assert tone["suggestion"] == "Say it again with 2 or more of what is missing."
+    assert tone["message"] == "Tone score 0: no ending, vocabulary or style of the character."
+    assert tone["suggestion"].startswith("Use 2 or more of: an ending (わ！, へ？")
     assert finding(verdict, "scatter")["message"] == "3 sentences (3 or more is long)."
     japanese = check("今日は晴れている。明日は雨が降る。夜は寒い。", "yana")
     tone_ja = finding(japanese, "tone")["message"]
-    assert tone_ja.startswith("口調スコアが0です。キャラクターらしさがありません。足りないもの: 語尾")
+    assert tone_ja == "口調スコアが0です。キャラクターらしい語尾・語彙・文体がありません。"
     assert finding(japanese, "scatter")["message"] == "3文あります（3文以上は長めです）。"
 
 
