@@ -124,3 +124,20 @@ def test_comparing_two_uploaded_rule_sets(as_researcher):
     })  # fmt: skip
     html = response.content.decode()
     assert "old.yaml" in html and "new.yaml" in html and 'data-changed="0" data-lines="1"' in html
+
+
+def test_switching_the_language_on_a_comparison_goes_back_to_the_statistics_page(as_researcher):
+    from django.core.files.uploadedfile import SimpleUploadedFile
+
+    from director.rules.ruleset import DEFAULT_RULE_SET
+
+    stats = reverse("director:stats")
+    response = as_researcher.post(
+        reverse("director:stats-compare"),
+        {"rules": SimpleUploadedFile("same.yaml", DEFAULT_RULE_SET.read_bytes())},
+        HTTP_REFERER=f"http://testserver{stats}",
+    )
+    assert f'name="next" type="hidden" value="http://testserver{stats}"' in response.content.decode()
+    switched = as_researcher.post(reverse("set_language"), {"language": "en", "next": f"http://testserver{stats}"})
+    assert switched.status_code == 302 and switched["Location"].endswith(stats)
+    assert as_researcher.get(switched["Location"]).status_code == 200
