@@ -20,7 +20,7 @@ A character file holds::
       followers: [ね, よ]     # optional, default none
       min_count: 2
     rules:                    # optional; which hard rules apply, each true unless set to false
-      praise: false
+      praise: false           # (contradiction: false also turns off its WARN sibling, litotes)
 
 The canonical id is the file name (``yana.yaml`` → ``yana``); a speaker is matched against the id
 (ignoring ASCII case), the name and the aliases, all after stripping surrounding whitespace.
