@@ -1,6 +1,6 @@
 from django.contrib import admin
 
-from llm.models import LLMCall, LLMRun
+from llm.models import LLMCacheEntry, LLMCall, LLMRun
 
 
 class ReadOnlyAdmin(admin.ModelAdmin):
@@ -26,3 +26,11 @@ class LLMCallAdmin(ReadOnlyAdmin):
                     "cost_jpy")  # fmt: skip
     list_filter = ("status", "prompt", "model")
     search_fields = ("cache_key", "error")
+
+
+@admin.register(LLMCacheEntry)
+class LLMCacheEntryAdmin(ReadOnlyAdmin):
+    list_display = ("cache_key", "status", "claimed_by", "claimed_at", "call")
+    list_filter = ("status",)
+    search_fields = ("cache_key", "claimed_by")
+    raw_id_fields = ("call",)

@@ -78,3 +78,32 @@ class LLMCall(models.Model):
 
     def __str__(self) -> str:
         return f"{self.prompt} · {self.model} · {self.status}"
+
+
+class LLMCacheEntry(models.Model):
+    """One cache key of the ledger: who is asking it now, and which call answers it (single-flight).
+
+    A worker claims a key by inserting this row (the key is unique) or by taking over a failed or stale
+    claim; only the claimer calls the endpoint, the others wait for ``call``. The claimer refreshes
+    ``claimed_at`` while it works, so a claim left older than the stale window means that it died.
+    """
+
+    class Status(models.TextChoices):
+        PENDING = "pending", _("being asked")
+        DONE = "done", _("answered")
+        FAILED = "failed", _("failed")
+
+    cache_key = models.CharField(_("cache key"), max_length=64, unique=True)
+    status = models.CharField(_("status"), max_length=16, choices=Status.choices)
+    claimed_by = models.CharField(_("claimed by"), max_length=200, blank=True)  # host:pid:token of the claimer
+    claimed_at = models.DateTimeField(_("claimed at"), default=timezone.now)
+    call = models.ForeignKey(
+        LLMCall, verbose_name=_("call"), null=True, blank=True, on_delete=models.CASCADE, related_name="+"
+    )  # done: the answer; failed: the failed call (deleting the call frees the key)
+
+    class Meta:
+        verbose_name = _("LLM cache entry")
+        verbose_name_plural = _("LLM cache entries")
+
+    def __str__(self) -> str:
+        return f"{self.cache_key[:12]} · {self.status}"

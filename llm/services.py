@@ -5,6 +5,14 @@ cost, runs the missing calls concurrently on an asyncio loop in a helper thread,
 finished call in this thread as it arrives (nothing finished is lost if the run stops later).
 Without ``LLM_BASE_URL`` (or with ``backend="baseline"``) the prompt's offline baseline judge
 answers instead, named ``baseline-tfidf@1`` in every result and never presented as an LLM.
+
+No call is paid twice: a question's cache key has one ``LLMCacheEntry`` (``llm.claims``). Before
+calling, a run claims the keys it misses; a key another worker is asking is waited for and its answer
+taken as a cache hit at no cost, so the cost reported is the cost of the calls made. A failed call
+settles its key as failed (a later run asks again); a claim whose worker died is taken over once
+stale (``LLM_TIMEOUT_SECONDS`` × (``LLM_MAX_RETRIES`` + 1) without a sign of life). ``force`` (a
+regeneration) neither reads the cache nor waits: it always asks, and a good answer becomes the
+key's cached answer.
 """
 
 from __future__ import annotations
@@ -18,13 +26,15 @@ import time
 from collections import Counter
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
+from datetime import timedelta
 
 from django.conf import settings
+from django.db import transaction
 from django.db.models import Avg, Sum
 from django.utils import timezone
 
 from core.endpoints import endpoint_label
-from llm import baseline, pricing
+from llm import baseline, claims, pricing
 from llm import prompt_library as _library  # noqa: F401 - registers the project's prompts
 from llm.client import Gateway, GatewayConfig, Outcome
 from llm.models import LLMCall, LLMRun
@@ -32,7 +42,6 @@ from llm.prompts import Prompt, get
 
 DEFAULT_PARAMS = {"temperature": 0.0}  # seed 002 §11.3: judges run at temperature 0
 CALIBRATION_WINDOW = 200
-_CHUNK = 500
 
 
 @dataclass(frozen=True)
@@ -111,13 +120,9 @@ def cache_key(*, endpoint: str, model: str, prompt: Prompt, messages: list[dict]
     return hashlib.sha256(json.dumps(payload, ensure_ascii=False, sort_keys=True).encode()).hexdigest()
 
 
-def _cached_rows(keys: list[str]) -> dict[str, LLMCall]:
-    found: dict[str, LLMCall] = {}
-    for start in range(0, len(keys), _CHUNK):
-        rows = LLMCall.objects.filter(cache_key__in=keys[start : start + _CHUNK], status=LLMCall.Status.OK)
-        for row in rows.order_by("created_at").only("id", "cache_key", "parsed"):
-            found[row.cache_key] = row  # the latest answer wins
-    return found
+def stale_after() -> timedelta:
+    """How long a claim may go without a sign of life before another worker takes it over."""
+    return timedelta(seconds=settings.LLM_TIMEOUT_SECONDS * (settings.LLM_MAX_RETRIES + 1))
 
 
 def _recent_ok_calls(**filters):
@@ -162,6 +167,7 @@ class _Plan:
     hits: dict[str, LLMCall]
     misses: list[_Pending]
     estimate: pricing.Estimate
+    force: bool = False
 
 
 def _plan(prompt: Prompt, items: list[Item], *, model: str, force: bool) -> _Plan:
@@ -172,7 +178,7 @@ def _plan(prompt: Prompt, items: list[Item], *, model: str, force: bool) -> _Pla
         messages = prompt.render(item.variables)
         key = cache_key(endpoint=endpoint, model=model, prompt=prompt, messages=messages, params=params)
         pending.append(_Pending(item, messages, key, pricing.estimate_tokens(messages)))
-    hits = {} if force else _cached_rows(sorted({p.key for p in pending}))
+    hits = {} if force else claims.answers({p.key for p in pending})
     # The same question twice in one run (a generic sample value under the same concern) is asked once.
     misses, asked = [], set(hits)
     for p in pending:
@@ -187,7 +193,7 @@ def _plan(prompt: Prompt, items: list[Item], *, model: str, force: bool) -> _Pla
         calibration=calibration(model),
         price=price,
     )
-    return _Plan(prompt, model, endpoint, params, price, pending, hits, misses, estimate)
+    return _Plan(prompt, model, endpoint, params, price, pending, hits, misses, estimate, force)
 
 
 def estimate(prompt_ref: str, items: Iterable[Item], *, model: str | None = None, force: bool = False):
@@ -208,7 +214,8 @@ def judge(
     """Judge every item; never raises for one item's failure (see ``Result.status``).
 
     ``force`` bypasses reading the cache (the new answers are still stored). ``budget`` stops the
-    run before a call that could exceed it; the remaining items are ``not_evaluated``.
+    run before a call that could exceed it; the remaining items are ``not_evaluated``. A question
+    another worker is asking is waited for, then answered from its call (``cached``, no cost).
     """
     prompt, items = get(prompt_ref), list(items)
     if backend == "auto":
@@ -245,11 +252,16 @@ def judge(
     done = len(results)
     if progress:
         progress(done, len(items))
-    for p, outcome, cost in _run_calls(plan, budget):
-        results[p.item.key] = _store(run, plan, p, outcome, cost, report)
-        done += 1
-        if progress:
-            progress(done, len(items))
+    answers = _answer_misses(run, plan, budget, report)
+    try:
+        for p, result in answers:
+            results[p.item.key] = result
+            report.cache_hits += result.cached
+            done += 1
+            if progress:
+                progress(done, len(items))
+    finally:
+        answers.close()  # a run stopped early gives its open claims back now, not when collected
     by_cache_key = {p.key: results[p.item.key] for p in plan.misses if p.item.key in results}
     for p in plan.pending:
         if p.item.key not in results:  # a repeated question: the answer of its first asking, at no cost
@@ -290,7 +302,53 @@ def _per_call_estimate(estimate: pricing.Estimate, budget: Budget | None) -> flo
     return total / estimate.calls
 
 
-def _store(run, plan: _Plan, p: _Pending, outcome: Outcome | None, cost, report: Report) -> Result:
+def _left(budget: Budget | None, report: Report) -> Budget | None:
+    if budget is None:
+        return None
+    spent = report.cost_jpy if budget.currency == "JPY" else report.cost_usd
+    return Budget(max(0.0, budget.amount - spent), budget.currency)
+
+
+def _answer_misses(run, plan: _Plan, budget: Budget | None, report: Report):
+    """Yield ``(pending, result)`` for each miss: asked here, or answered by the worker that claimed it."""
+    flight = claims.Claims(stale_after())
+    if plan.force:  # a regeneration: always asked, never waited for
+        for p, outcome, cost in _run_calls(plan, plan.misses, budget):
+            yield p, _store(run, plan, p, outcome, cost, report, flight.record_forced)
+        return
+    todo = plan.misses
+    try:
+        while todo:
+            split = flight.claim(p.key for p in todo)
+            for p in todo:
+                if p.key in split.settled:
+                    yield p, _settled(p, split.settled[p.key], plan.model)
+            unasked = []
+            calls = [p for p in todo if p.key in split.mine]
+            for p, outcome, cost in _run_calls(plan, calls, _left(budget, report), tick=flight.beat):
+                if outcome is None:
+                    unasked.append(p.key)
+                yield p, _store(run, plan, p, outcome, cost, report, flight.finish)
+            flight.release(unasked)
+            settled, again = flight.wait(p.key for p in todo if p.key in split.waiting)
+            for p in todo:
+                if p.key in settled:
+                    yield p, _settled(p, settled[p.key], plan.model)
+            todo = [p for p in todo if p.key in again]
+    finally:
+        flight.release_all()  # claims of a run that stopped early are given back
+
+
+def _settled(p: _Pending, entry, model: str) -> Result:
+    """The result of a question another worker asked: its answer (a cache hit) or its failure, at no cost."""
+    call = entry.call
+    if entry.status == claims.Status.DONE:
+        return Result(p.item.key, "ok", call.parsed, model, cached=True, call_id=call.pk)
+    return Result(p.item.key, call.status, call.parsed, model, error=call.error, call_id=call.pk)
+
+
+def _store(run, plan: _Plan, p: _Pending, outcome: Outcome | None, cost, report: Report, settle) -> Result:
+    """Record the call made for ``p`` in the ledger and ``settle(key, call)`` its cache key, in one transaction."""
     model = plan.model
     if outcome is None:
         return Result(p.item.key, "not_evaluated", None, model, error="budget reached before this item")
@@ -298,11 +356,29 @@ def _store(run, plan: _Plan, p: _Pending, outcome: Outcome | None, cost, report:
     report.requests += outcome.attempts
     report.cost_usd += usd
     report.cost_jpy += jpy
-    call = LLMCall.objects.create(
+    with transaction.atomic():
+        call = _record(run, plan, p, outcome, usd, jpy)
+        settle(p.key, call)
+    return Result(
+        p.item.key,
+        outcome.status,
+        outcome.parsed,
+        model,
+        error=outcome.error,
+        tokens_in=outcome.tokens_in,
+        tokens_out=outcome.tokens_out,
+        cost_usd=usd,
+        cost_jpy=jpy,
+        call_id=call.pk,
+    )
+
+
+def _record(run, plan: _Plan, p: _Pending, outcome: Outcome, usd: float, jpy: float) -> LLMCall:
+    return LLMCall.objects.create(
         cache_key=p.key,
         run=run,
         prompt=plan.prompt.ref,
-        model=model,
+        model=plan.model,
         endpoint=plan.endpoint,
         request={"messages": p.messages, "params": plan.params, "attempts": outcome.log},
         response_raw=outcome.raw,
@@ -319,26 +395,17 @@ def _store(run, plan: _Plan, p: _Pending, outcome: Outcome | None, cost, report:
         cost_jpy=jpy,
         finished_at=timezone.now(),
     )
-    return Result(
-        p.item.key,
-        outcome.status,
-        outcome.parsed,
-        model,
-        error=outcome.error,
-        tokens_in=outcome.tokens_in,
-        tokens_out=outcome.tokens_out,
-        cost_usd=usd,
-        cost_jpy=jpy,
-        call_id=call.pk,
-    )
 
 
 _DONE = object()
 
 
-def _run_calls(plan: _Plan, budget: Budget | None):
-    """Yield ``(pending, outcome or None if the budget stopped it, (usd, jpy))`` in completion order."""
-    if not plan.misses:
+def _run_calls(plan: _Plan, calls: list[_Pending], budget: Budget | None, tick: Callable[[], None] | None = None):
+    """Yield ``(pending, outcome or None if the budget stopped it, (usd, jpy))`` in completion order.
+
+    ``tick`` is called in this thread at least every second while the calls run (claims' heartbeat).
+    """
+    if not calls:
         return
     per_call_estimate = _per_call_estimate(plan.estimate, budget)
     price = plan.price or pricing.FREE
@@ -372,7 +439,7 @@ def _run_calls(plan: _Plan, budget: Budget | None):
                 await one(p)
 
         try:
-            await asyncio.gather(*(windowed(p) for p in plan.misses))
+            await asyncio.gather(*(windowed(p) for p in calls))
         finally:
             await gateway.close()
 
@@ -384,8 +451,17 @@ def _run_calls(plan: _Plan, budget: Budget | None):
 
     worker = threading.Thread(target=thread_main, name="llm-calls", daemon=True)
     worker.start()
-    while (entry := finished.get()) is not _DONE:
-        yield entry
+    while True:
+        try:
+            entry = finished.get(timeout=1.0)
+        except queue.Empty:
+            entry = None
+        if tick is not None:
+            tick()
+        if entry is _DONE:
+            break
+        if entry is not None:
+            yield entry
     worker.join()
 
 
