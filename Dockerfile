@@ -5,8 +5,7 @@ ENV PYTHONDONTWRITEBYTECODE=1 \
     PYTHONUNBUFFERED=1 \
     PIP_NO_CACHE_DIR=1 \
     PIP_DISABLE_PIP_VERSION_CHECK=1 \
-    LISTEN_HOST=0.0.0.0 \
-    MPLCONFIGDIR=/tmp/matplotlib
+    LISTEN_HOST=0.0.0.0
 
 WORKDIR /app
 COPY requirements.txt .
@@ -14,7 +13,7 @@ RUN pip install -r requirements.txt
 COPY . .
 # Translations compiled into the image; var/ (VAR_DIR: beat's schedule) writable by the app's user only.
 RUN python scripts/compile_translations.py \
-    && useradd --system --home-dir /app --shell /usr/sbin/nologin app \
+    && useradd --system --create-home --home-dir /home/app --shell /usr/sbin/nologin app \
     && mkdir -p var && chown app:app var && chmod 700 var
 USER app
 
