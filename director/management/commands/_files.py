@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import argparse
 import os
 import sys
 import tempfile
@@ -22,6 +23,27 @@ from core.jsonl import (
 from core.output_paths import OutputPathError, check_output_path
 from director.io.utterances import Utterance, parse_line
 from director.rules import RuleSetError, load_rule_set
+
+
+def add_jobs_argument(parser) -> None:
+    parser.add_argument(
+        "--jobs",
+        type=_jobs,
+        default=1,
+        metavar="N",
+        help="processes judging the utterances (default 1; more than the machine's cores gains nothing); "
+        "the output is the same, in input order",
+    )
+
+
+def _jobs(value: str) -> int:
+    try:
+        jobs = int(value)
+    except ValueError:
+        jobs = 0
+    if jobs < 1:
+        raise argparse.ArgumentTypeError(f"expected a number of processes, 1 or more, got {value!r}")
+    return jobs
 
 
 def checked_output(output: str, *, example: str) -> None:

@@ -1,12 +1,19 @@
-import json
 from collections import Counter
+from functools import partial
 
 from django.core.management.base import BaseCommand, CommandError
 
 from core.jsonl import InputError, Problem, ProblemLog
-from director.io.utterances import verdict_line
-from director.management.commands._files import checked_output, read_utterances, rules_or_error, write_text
-from director.rules import UnknownCharacter, check_utterance
+from core.parallel import map_chunks
+from director.management.commands._files import (
+    add_jobs_argument,
+    checked_output,
+    read_utterances,
+    rules_or_error,
+    write_text,
+)
+from director.management.commands._jobs import RuleSetChanged, check_lines, check_worker, source
+from director.rules import UnknownCharacter
 
 
 class Command(BaseCommand):
@@ -20,31 +27,42 @@ class Command(BaseCommand):
         parser.add_argument("--output", required=True, metavar="FILE", help='verdicts, JSONL ("-": standard output)')
         parser.add_argument("--rules", metavar="FILE", help="a rule set file (default: the shipped rule set)")
         parser.add_argument("--language", choices=("ja", "en"), default="ja", help="of messages and suggestions")
+        add_jobs_argument(parser)
 
-    def handle(self, *args, input, output, rules, language, **options):
+    def handle(self, *args, input, output, rules, language, jobs, **options):
         checked_output(output, example="verdicts.jsonl")
         rule_set = rules_or_error(rules, "--rules")
         utterances = read_utterances(input, verdicts=False)
-        log, lines = ProblemLog(), []
+        # Every speaker is known before any work starts (and before anything is written).
+        log = ProblemLog()
         for utterance in utterances:
             try:
-                verdict = check_utterance(
-                    utterance.text,
-                    speaker=utterance.speaker,
-                    rules=rule_set,
-                    history=list(utterance.history) or None,
-                    language=language,
-                )
+                rule_set.character(utterance.speaker)
             except UnknownCharacter as exc:
                 log.add(Problem(utterance.file, utterance.line, "$.speaker", str(exc)))
-                continue
-            lines.append(verdict_line(utterance, verdict.to_dict()))
         try:
             log.raise_if_any()
         except InputError as exc:
             raise CommandError(f"nothing was written: {exc}") from None
-        write_text(output, (json.dumps(line, ensure_ascii=False) + "\n" for line in lines))
-        counts = Counter(line["status"] for line in lines)
+        counts: Counter = Counter()
+
+        def lines():
+            chunks = map_chunks(
+                check_worker,
+                (source(rule_set), language),
+                utterances,
+                jobs=jobs,
+                local=partial(check_lines, rules=rule_set, language=language),
+            )
+            for chunk in chunks:
+                for status, line in chunk:
+                    counts[status] += 1
+                    yield line
+
+        try:
+            write_text(output, lines())
+        except RuleSetChanged as exc:
+            raise CommandError(f"--rules: {exc}" + ("" if output == "-" else "; nothing was written")) from None
         summary = ", ".join(f"{status} {counts[status]}" for status in ("PASS", "WARN", "RETRY", "MODIFY"))
         destination = "standard output" if output == "-" else output
-        self.stderr.write(f"{len(lines)} utterances to {destination}: {summary} (rules {rule_set.version})")
+        self.stderr.write(f"{len(utterances)} utterances to {destination}: {summary} (rules {rule_set.version})")

@@ -1,8 +1,18 @@
+from functools import partial
+
 from django.core.management.base import BaseCommand, CommandError
 
-from director.management.commands._files import checked_output, read_utterances, rules_or_error, write_text
+from core.parallel import map_chunks
+from director.management.commands._files import (
+    add_jobs_argument,
+    checked_output,
+    read_utterances,
+    rules_or_error,
+    write_text,
+)
+from director.management.commands._jobs import RuleSetChanged, replay_verdicts, replay_worker, source
 from director.replay import ReplayLine, RuleSide, changed, iter_report
-from director.rules import UnknownCharacter, check_utterance
+from director.rules import UnknownCharacter
 from director.rules.diff import settings_diff
 
 
@@ -19,8 +29,9 @@ class Command(BaseCommand):
         parser.add_argument("--baseline", metavar="OLD", help="the rule set to compare with")
         parser.add_argument("--output", default="-", metavar="FILE", help="the report (default: standard output)")
         parser.add_argument("--language", choices=("ja", "en"), default="ja")
+        add_jobs_argument(parser)
 
-    def handle(self, *args, input, rules, baseline, output, language, **options):
+    def handle(self, *args, input, rules, baseline, output, language, jobs, **options):
         checked_output(output, example="report.md")
         new_rules = rules_or_error(rules, "--rules")
         utterances = read_utterances(input, verdicts=True)
@@ -32,30 +43,31 @@ class Command(BaseCommand):
                 "or pass --baseline RULES to compute the baseline for all"
             )
         old_rules = rules_or_error(baseline, "--baseline") if baseline or not stored else None
+        # Every speaker is known to both rule sets before any work starts.
+        judging = [rule_set for rule_set in (old_rules, new_rules) if rule_set is not None]
+        for utterance in utterances:
+            for rule_set in judging:
+                try:
+                    rule_set.character(utterance.speaker)
+                except UnknownCharacter as exc:
+                    raise CommandError(
+                        f"{utterance.file}:{utterance.line}: $.speaker: {exc}; nothing was written"
+                    ) from None
 
-        def verdict(utterance, rule_set):
-            try:
-                return check_utterance(
-                    utterance.text,
-                    speaker=utterance.speaker,
-                    rules=rule_set,
-                    history=list(utterance.history) or None,
-                    language=language,
-                ).to_dict()
-            except UnknownCharacter as exc:
-                raise CommandError(
-                    f"{utterance.file}:{utterance.line}: $.speaker: {exc}; nothing was written"
-                ) from None
-
+        chunks = map_chunks(
+            replay_worker,
+            (source(new_rules), source(old_rules) if old_rules is not None else None, language),
+            utterances,
+            jobs=jobs,
+            local=partial(replay_verdicts, new=new_rules, old=old_rules, language=language),
+        )
+        try:
+            verdicts = [pair for chunk in chunks for pair in chunk]
+        except RuleSetChanged as exc:
+            raise CommandError(f"{exc}; nothing was written") from None
         lines = [
-            ReplayLine(
-                u.id,
-                u.speaker,
-                u.text,
-                verdict(u, old_rules) if old_rules is not None else u.verdict,
-                verdict(u, new_rules),
-            )
-            for u in utterances
+            ReplayLine(u.id, u.speaker, u.text, old if old is not None else u.verdict, new)
+            for u, (old, new) in zip(utterances, verdicts, strict=True)
         ]
         if old_rules is not None:
             label = baseline or "the shipped rule set"
