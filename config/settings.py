@@ -192,6 +192,25 @@ try:
     LLM_BACKOFF_SECONDS = env_float("LLM_BACKOFF_SECONDS", 0.5, minimum=0.0)  # first retry waits up to this
     # First structured-output mode tried; the client falls back json_schema → json_object → prompt.
     LLM_JSON_MODE = env_choice("LLM_JSON_MODE", "json_schema", ("json_schema", "json_object", "prompt"))
+    # Where LLM_REQUESTS_PER_MINUTE, LLM_MAX_CONCURRENCY and Retry-After pauses are counted (llm/limits.py):
+    # "redis" shares them between every worker process, "process" counts per process; "auto" (read here,
+    # once) is "redis" when the broker is Redis or LLM_LIMITS_REDIS_URL is set. Redis failing at run time
+    # makes a run fall back to per-process limits with a warning.
+    _broker_is_redis = CELERY_BROKER_URL.startswith(("redis://", "rediss://"))
+    LLM_LIMITS_REDIS_URL = env_str("LLM_LIMITS_REDIS_URL") or (CELERY_BROKER_URL if _broker_is_redis else "")
+    if LLM_LIMITS_REDIS_URL and not LLM_LIMITS_REDIS_URL.startswith(("redis://", "rediss://", "unix://")):
+        raise ImproperlyConfiguredError("LLM_LIMITS_REDIS_URL must be a redis://, rediss:// or unix:// URL")
+    LLM_LIMITS = env_choice("LLM_LIMITS", "auto", ("auto", "redis", "process"))
+    if LLM_LIMITS == "auto":
+        LLM_LIMITS = "redis" if LLM_LIMITS_REDIS_URL else "process"
+    elif LLM_LIMITS == "redis" and not LLM_LIMITS_REDIS_URL:
+        raise ImproperlyConfiguredError("LLM_LIMITS=redis needs LLM_LIMITS_REDIS_URL or a redis:// CELERY_BROKER_URL")
+    # Sites (or test runs) sharing one Redis keep apart with their own prefix; pytest-xdist workers add their id.
+    LLM_LIMITS_KEY_PREFIX = (
+        (env_str("LLM_LIMITS_KEY_PREFIX") or "jaiml:llm-limits").rstrip(":")
+        + (f"-{_XDIST_WORKER}" if _XDIST_WORKER else "")
+        + ":"
+    )
     # USD per 1M input/output tokens (list prices, 2025); JPY = USD x LLM_USD_JPY unless given.
     # Models missing here (local servers) cost 0. Override with a JSON object in LLM_PRICES.
     LLM_PRICES = env_json_object(

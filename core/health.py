@@ -1,4 +1,9 @@
-"""Liveness checks of the database and the task broker, for /healthz and the system page."""
+"""Liveness checks of the database and the task broker, for /healthz and the system page.
+
+Also how the LLM gateway's limits are kept (``LLM_LIMITS``) and, when they are shared in Redis, whether
+that Redis answers. That check never makes /healthz fail: without Redis a run falls back to
+per-process limits (llm/limits.py).
+"""
 
 from __future__ import annotations
 
@@ -51,6 +56,33 @@ def _broker() -> dict:
     return {"transport": transport}
 
 
+def _limits_redis() -> dict:
+    import redis
+    from redis.backoff import NoBackoff
+    from redis.retry import Retry
+
+    client = redis.Redis.from_url(
+        settings.LLM_LIMITS_REDIS_URL, socket_connect_timeout=2, socket_timeout=2, retry=Retry(NoBackoff(), 0)
+    )
+    try:
+        client.ping()
+    finally:
+        client.close()
+    return {}
+
+
+def llm_limits() -> dict:
+    """The LLM limits: ``mode`` (redis: shared by every worker; process), rate, concurrency, Redis state."""
+    report = {
+        "mode": settings.LLM_LIMITS,
+        "requests_per_minute": settings.LLM_REQUESTS_PER_MINUTE,
+        "max_concurrency": settings.LLM_MAX_CONCURRENCY,
+    }
+    if settings.LLM_LIMITS == "redis":
+        report["redis"] = _timed(_limits_redis)
+    return report
+
+
 def check_database() -> dict:
     return _timed(_database)
 
@@ -62,4 +94,4 @@ def check_broker() -> dict:
 def health_report() -> tuple[bool, dict]:
     checks = {"database": check_database(), "broker": check_broker()}
     healthy = all(check["ok"] for check in checks.values())
-    return healthy, {"status": "ok" if healthy else "unavailable", "checks": checks}
+    return healthy, {"status": "ok" if healthy else "unavailable", "checks": checks, "llm_limits": llm_limits()}

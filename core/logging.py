@@ -19,7 +19,7 @@ def _configured_secrets() -> list[str]:
 
     if not settings.configured:
         return []
-    names = ("SECRET_KEY", "LLM_API_KEY", "LLM_BASE_URL", "DATABASE_URL", "CELERY_BROKER_URL")
+    names = ("SECRET_KEY", "LLM_API_KEY", "LLM_BASE_URL", "DATABASE_URL", "CELERY_BROKER_URL", "LLM_LIMITS_REDIS_URL")
     key = repr([id(settings._wrapped), *(getattr(settings, name, "") for name in names)])
     cached = _cache.get(key)
     if cached is None:

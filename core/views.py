@@ -11,7 +11,7 @@ from django.views.decorators.cache import never_cache
 from django.views.decorators.http import require_GET, require_POST
 
 from core.endpoints import endpoint_label
-from core.health import check_broker, check_database, health_report
+from core.health import check_broker, check_database, health_report, llm_limits
 from core.models import Job
 from core.nav import visible_items
 from core.permissions import researcher_required
@@ -57,6 +57,8 @@ def system(request):
             "endpoint": endpoint_label(settings.LLM_BASE_URL),
             "model": settings.LLM_MODEL,
             "key_configured": bool(settings.LLM_API_KEY),
+            "limits": llm_limits(),
+            "limits_store": endpoint_label(settings.LLM_LIMITS_REDIS_URL) if settings.LLM_LIMITS == "redis" else "",
         },
         "versions": {"python": platform.python_version(), "django": django.get_version()},
         "debug": settings.DEBUG,

@@ -1,9 +1,11 @@
 """The async client for OpenAI-compatible chat endpoints: bounded concurrency, rate limit, retries, JSON replies.
 
 No Django import: ``llm.services`` builds a ``GatewayConfig`` from the settings. One ``Gateway``
-per run (it owns an ``openai.AsyncOpenAI`` client and the in-flight semaphore); ``ask`` never
-raises for a failed item: it returns an ``Outcome`` with ``status`` ``ok``, ``parse_error`` or
-``error``. Every attempt is logged (prompt, model, attempt, status, latency) without the key.
+per run (it owns an ``openai.AsyncOpenAI`` client and its ``llm.limits`` limits: per process, or
+shared by every worker through Redis); ``ask`` never raises for a failed item: it returns an
+``Outcome`` with ``status`` ``ok``, ``parse_error`` or ``error``. Every attempt is logged (prompt,
+model, attempt, status, latency) without the key. A 429/503 with ``Retry-After`` pauses every
+request of the limits (all workers with shared limits), not only the one that got it.
 """
 
 from __future__ import annotations
@@ -17,6 +19,7 @@ from dataclasses import dataclass, field
 
 import openai
 
+from llm.limits import DEFAULT_PREFIX, LEASE_MARGIN, Limits, build_limits
 from llm.prompts import Prompt
 from llm.schema import ReplyError, parse_reply
 
@@ -41,6 +44,9 @@ class GatewayConfig:
     backoff_cap: float = 30.0
     retry_after_cap: float = 120.0
     json_mode: str = "json_schema"  # the first mode tried; falls back along JSON_MODES
+    limits: str = "process"  # process | redis (llm.limits)
+    limits_redis_url: str = ""
+    limits_key_prefix: str = DEFAULT_PREFIX
 
 
 @dataclass
@@ -55,25 +61,6 @@ class Outcome:
     latency_ms: float = 0.0
     json_mode: str = ""
     log: list[dict] = field(default_factory=list)
-
-
-class RateLimiter:
-    """At most ``per_minute`` request starts per minute, spaced evenly (0 = no limit)."""
-
-    def __init__(self, per_minute: int) -> None:
-        self.interval = 60.0 / per_minute if per_minute > 0 else 0.0
-        self._next = 0.0
-        self._lock = asyncio.Lock()
-
-    async def wait(self) -> None:
-        if not self.interval:
-            return
-        async with self._lock:
-            now = time.monotonic()
-            start = max(now, self._next)
-            self._next = start + self.interval
-        if start > now:
-            await asyncio.sleep(start - now)
 
 
 def retry_after_seconds(headers) -> float | None:
@@ -113,17 +100,33 @@ def _mode_rejected(exc: Exception) -> bool:
 
 
 class Gateway:
-    def __init__(self, config: GatewayConfig) -> None:
+    def __init__(self, config: GatewayConfig, limits: Limits | None = None) -> None:
         self.config = config
         self.client = openai.AsyncOpenAI(
             base_url=config.base_url, api_key=config.api_key or "not-needed", timeout=config.timeout, max_retries=0
         )
-        self.semaphore = asyncio.Semaphore(config.max_concurrency)
-        self.limiter = RateLimiter(config.requests_per_minute)
+        self.limits = (
+            limits
+            if limits is not None
+            else build_limits(
+                config.limits,
+                requests_per_minute=config.requests_per_minute,
+                max_concurrency=config.max_concurrency,
+                redis_url=config.limits_redis_url,
+                lease_seconds=config.timeout + LEASE_MARGIN,
+                prefix=config.limits_key_prefix,
+            )
+        )
+        # The SDK imports its chat resources on first use (~0.5 s): do it now, not between a granted start
+        # and its request, where it would delay the first request of a process past the next one's start.
+        _ = self.client.chat.completions
         self.modes: dict[str, str] = {}  # model → the JSON mode that the endpoint accepted
 
     async def close(self) -> None:
-        await self.client.close()
+        try:
+            await self.client.close()
+        finally:
+            await self.limits.close()
 
     def _scrub(self, text: str) -> str:
         key = self.config.api_key
@@ -139,23 +142,40 @@ class Gateway:
             return {"type": "json_object"}
         return None
 
+    async def _pause_for(self, prompt: Prompt, exc: openai.APIStatusError) -> None:
+        """A 429/503 with ``Retry-After``: no request of these limits (every worker's, when shared) starts before."""
+        wait = retry_after_seconds(exc.response.headers) if exc.status_code in (429, 503) else None
+        if not wait:
+            return
+        pause = min(wait, self.config.retry_after_cap)
+        logger.info(
+            "llm %s: status %d asks to wait %.1f s; no request starts before (%s limits)",
+            prompt.ref, exc.status_code, pause, self.limits.mode,
+        )  # fmt: skip
+        await self.limits.pause(pause)
+
     async def _request(self, prompt: Prompt, messages, *, model: str, params: dict, outcome: Outcome):
         """One chat completion with retries and JSON-mode fallback; returns the reply text or raises the last error."""
         attempt = 0
         mode = self.modes.get(model, self.config.json_mode)
         while True:
-            await self.limiter.wait()
-            started = time.monotonic()
             kwargs = dict(params)
             response_format = self._response_format(prompt, mode)
             if response_format is not None:
                 kwargs["response_format"] = response_format
             outcome.attempts += 1
+            started = None
             try:
-                async with self.semaphore:
-                    response = await self.client.chat.completions.create(model=model, messages=messages, **kwargs)
+                async with self.limits.slot():
+                    await self.limits.ready()
+                    started = time.monotonic()
+                    try:
+                        response = await self.client.chat.completions.create(model=model, messages=messages, **kwargs)
+                    except openai.APIStatusError as exc:
+                        await self._pause_for(prompt, exc)  # before the slot is free: whoever takes it waits too
+                        raise
             except Exception as exc:  # sorted below: nothing escapes as an item failure
-                elapsed = (time.monotonic() - started) * 1000
+                elapsed = (time.monotonic() - started) * 1000 if started is not None else 0.0
                 status = getattr(exc, "status_code", None)
                 entry = {"attempt": outcome.attempts, "status": status or type(exc).__name__, "ms": round(elapsed, 1)}
                 outcome.log.append(entry)

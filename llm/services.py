@@ -108,6 +108,9 @@ def gateway_config() -> GatewayConfig:
         requests_per_minute=settings.LLM_REQUESTS_PER_MINUTE,
         backoff_base=settings.LLM_BACKOFF_SECONDS,
         json_mode=settings.LLM_JSON_MODE,
+        limits=settings.LLM_LIMITS,
+        limits_redis_url=settings.LLM_LIMITS_REDIS_URL,
+        limits_key_prefix=settings.LLM_LIMITS_KEY_PREFIX,
     )
 
 

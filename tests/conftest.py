@@ -15,6 +15,8 @@ os.environ.setdefault("VAR_DIR", tempfile.mkdtemp(prefix="jaiml-test-var-"))
 # A queue of its own, so a worker of a running `make run` on the same Redis never takes test tasks.
 # (pytest-xdist's workers each add their id to both: config/settings.py, PYTEST_XDIST_WORKER.)
 os.environ.setdefault("CELERY_QUEUE", f"jaiml-test-{uuid.uuid4().hex[:8]}")
+# Likewise the LLM gateway's shared limits (in Redis when the broker is Redis) are this run's own.
+os.environ.setdefault("LLM_LIMITS_KEY_PREFIX", f"jaiml-test-{uuid.uuid4().hex[:8]}:llm-limits")
 # The browser tests talk plain HTTP to the live server.
 os.environ.setdefault("SECURE_COOKIES", "0")
 

@@ -30,7 +30,10 @@ Token usage is deterministic unless ``Reply.usage`` overrides it: prompt_tokens 
 message contents // 2), completion_tokens = max(1, len(content) // 2).
 
 Every request (any path, including rejected ones) is recorded in :attr:`FakeOpenAI.requests` as
-``{"path", "method", "json", "headers"}`` with lower-case header names.
+``{"path", "method", "json", "headers", "at"}`` with lower-case header names and ``at`` the
+``time.monotonic()`` of its arrival (body read); a chat completion also gets ``status`` (of its answer)
+and ``answered`` (the time its answer was sent). :attr:`FakeOpenAI.max_in_flight` is the largest number
+of chat completions being handled at once (from arrival to answer sent).
 """
 
 from __future__ import annotations
@@ -234,6 +237,8 @@ class FakeOpenAI:
         self._queue: deque[Reply] = deque()
         self._requests: list[dict[str, Any]] = []
         self._counter = 0
+        self._in_flight = 0
+        self._max_in_flight = 0
         self._connections: set[socket.socket] = set()
         self._stopping = threading.Event()
         self._server: _Server | None = None
@@ -306,6 +311,12 @@ class FakeOpenAI:
             return list(self._requests)
 
     @property
+    def max_in_flight(self) -> int:
+        """The most chat completions handled at once since the start (or the last :meth:`reset`)."""
+        with self._lock:
+            return self._max_in_flight
+
+    @property
     def request_count(self) -> int:
         with self._lock:
             return len(self._requests)
@@ -315,6 +326,7 @@ class FakeOpenAI:
         with self._lock:
             self._requests.clear()
             self._queue.clear()
+            self._max_in_flight = self._in_flight
 
     # -- request handling (handler threads) ------------------------------------------------------------------
 
@@ -341,6 +353,7 @@ class FakeOpenAI:
             "method": method,
             "json": payload,
             "headers": {name.lower(): value for name, value in handler.headers.items()},
+            "at": time.monotonic(),
         }
         with self._lock:
             self._requests.append(record)
@@ -351,7 +364,15 @@ class FakeOpenAI:
                     400, _error_body("We could not parse the JSON body of your request.", "invalid_request_error")
                 )
                 return
-            self._chat(handler, payload)
+            with self._lock:
+                self._in_flight += 1
+                self._max_in_flight = max(self._max_in_flight, self._in_flight)
+            try:
+                record["status"] = self._chat(handler, payload)
+            finally:
+                with self._lock:
+                    self._in_flight -= 1
+                    record["answered"] = time.monotonic()
         elif method == "GET" and path == "/v1/models":
             handler.send(
                 200,
@@ -360,13 +381,14 @@ class FakeOpenAI:
         else:
             handler.send(404, _error_body(f"Unknown request URL: {method} {path}.", "invalid_request_error"))
 
-    def _chat(self, handler: _Handler, request: dict[str, Any]) -> None:
+    def _chat(self, handler: _Handler, request: dict[str, Any]) -> int | None:
+        """Answer one chat completion; returns the status sent (None: dropped unanswered)."""
         response_format = request.get("response_format")
         kind = response_format.get("type") if isinstance(response_format, dict) else None
         if (kind == "json_schema" and not self.json_schema) or (kind == "json_object" and not self.json_object):
             message = f"Invalid parameter: 'response_format' of type '{kind}' is not supported with this model."
             handler.send(400, Reply.bad_request(message, param="response_format").body)
-            return
+            return 400
 
         with self._lock:
             reply = self._queue.popleft() if self._queue else None
@@ -378,17 +400,17 @@ class FakeOpenAI:
         delay = self.latency + reply.delay
         if delay > 0 and self._stopping.wait(delay):
             handler.close_connection = True  # stopped while sleeping: drop the request unanswered
-            return
+            return None
 
         if reply.body is not None:
             handler.send(reply.status, reply.body, reply.headers)
-            return
+            return reply.status
         if reply.status >= 400:
             body = _error_body(
                 f"Fake error {reply.status}.", "server_error" if reply.status >= 500 else "invalid_request_error"
             )
             handler.send(reply.status, body, reply.headers)
-            return
+            return reply.status
 
         content = reply.content if reply.content is not None else self._default(request).content
         if reply.usage is not None:
@@ -415,6 +437,7 @@ class FakeOpenAI:
             },
         }
         handler.send(reply.status, body, reply.headers)
+        return reply.status
 
     def _default(self, request: dict[str, Any]) -> Reply:
         if self.default_reply is not None:

@@ -191,8 +191,15 @@ def test_requests_are_recorded_with_headers(server):
     assert chat["headers"]["authorization"] == "Bearer sk-test"
     assert chat["json"]["model"] == "judge-model"
     assert chat["json"]["messages"] == MESSAGES
-    assert models == {"path": "/v1/models", "method": "GET", "json": None, "headers": models["headers"]}
-    assert server.request_count == 2
+    assert models == {
+        "path": "/v1/models",
+        "method": "GET",
+        "json": None,
+        "headers": models["headers"],
+        "at": models["at"],
+    }
+    assert chat["status"] == 200 and chat["at"] <= chat["answered"] <= models["at"]
+    assert server.request_count == 2 and server.max_in_flight == 1
 
     server.script(Reply.malformed())
     server.reset()
