@@ -6,10 +6,18 @@ import asyncio
 import heapq
 import os
 import uuid
+from concurrent.futures import ThreadPoolExecutor
 
 import pytest
 
 REDIS_URL = os.environ.get("LLM_TEST_REDIS_URL", "redis://127.0.0.1:6379/7")
+
+
+def run_async(coroutine):
+    """``asyncio.run(coroutine)`` in a thread of its own: the test's thread may already run an event loop
+    (playwright's sync API keeps one there once a browser test has run in this process)."""
+    with ThreadPoolExecutor(max_workers=1) as executor:
+        return executor.submit(asyncio.run, coroutine).result()
 
 
 class VirtualTime:
@@ -56,7 +64,7 @@ class VirtualTime:
                 self.now = max(self.now, when)
                 future.set_result(None)
 
-        return asyncio.run(drive())
+        return run_async(drive())
 
 
 def most_in_window(times: list[float], width: float) -> int:

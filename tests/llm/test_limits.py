@@ -9,7 +9,7 @@ import pytest
 from llm.client import Gateway, GatewayConfig
 from llm.limits import FailSafeLimits, ProcessLimits, RedisLimits, build_limits
 from tests.fakes.openai_server import FakeOpenAI, Reply
-from tests.llm.limits_support import VirtualTime, most_in_window
+from tests.llm.limits_support import VirtualTime, most_in_window, run_async
 from tests.llm.limits_worker import PROMPT
 
 DEAD_REDIS = "redis://:pw-not-logged@127.0.0.1:9/7"  # nothing listens on port 9 (discard)
@@ -147,7 +147,7 @@ def _ask_all(gateway: Gateway, n: int):
         finally:
             await gateway.close()
 
-    return asyncio.run(run())
+    return run_async(run())
 
 
 def test_no_item_is_lost_when_the_limits_redis_is_down(caplog):

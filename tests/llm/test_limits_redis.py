@@ -13,7 +13,7 @@ import redis.asyncio as aioredis
 
 from llm.limits import RedisLimits
 from llm.services import Item, judge
-from tests.llm.limits_support import keys_without_expiry, redis_prefix  # noqa: F401 - fixture
+from tests.llm.limits_support import keys_without_expiry, redis_prefix, run_async  # noqa: F401 - fixture
 
 # Never reached by a correct limiter; a "still waiting" check after this long cannot pass by chance.
 HELD = 0.3
@@ -53,7 +53,7 @@ def test_two_workers_share_the_concurrency_limit_first_come_first_served(redis_p
         finally:
             await _close(a, b)
 
-    asyncio.run(run())
+    run_async(run())
     assert keys_without_expiry(url, prefix) == []
 
 
@@ -73,7 +73,7 @@ def test_a_crashed_workers_slots_come_back_when_their_leases_expire(redis_prefix
         finally:
             await _close(alive)
 
-    asyncio.run(run())
+    run_async(run())
 
 
 def test_a_running_requests_lease_is_renewed(redis_prefix):  # noqa: F811
@@ -91,7 +91,7 @@ def test_a_running_requests_lease_is_renewed(redis_prefix):  # noqa: F811
         finally:
             await _close(a, b)
 
-    asyncio.run(run())
+    run_async(run())
 
 
 def test_rate_starts_are_granted_one_interval_apart_across_workers(redis_prefix):  # noqa: F811
@@ -110,7 +110,7 @@ def test_rate_starts_are_granted_one_interval_apart_across_workers(redis_prefix)
         assert grants[0][0] == 0 and all(wait > 0 for wait, _ in grants[1:])
         assert 9_000 < ttl <= 11_000  # next-start lasts until its time has passed (+1 s)
 
-    asyncio.run(run())
+    run_async(run())
 
 
 def test_a_pause_set_by_one_worker_holds_the_other(redis_prefix):  # noqa: F811
@@ -131,7 +131,7 @@ def test_a_pause_set_by_one_worker_holds_the_other(redis_prefix):  # noqa: F811
         finally:
             await _close(a, b)
 
-    asyncio.run(run())
+    run_async(run())
 
 
 def test_a_start_granted_before_a_pause_waits_for_its_end(redis_prefix):  # noqa: F811
@@ -154,7 +154,7 @@ def test_a_start_granted_before_a_pause_waits_for_its_end(redis_prefix):  # noqa
         finally:
             await _close(a, b)
 
-    asyncio.run(run())
+    run_async(run())
 
 
 @pytest.mark.django_db
