@@ -62,7 +62,7 @@ def map_chunks(
 ) -> Iterator[R]:
     """Each chunk's result, in the order of ``items`` (module docstring)."""
     chunks = [items[start:end] for start, end in chunk_bounds(len(items), jobs=jobs, min_chunk=min_chunk)]
-    processes = min(jobs, len(chunks))
+    processes = processes_for(len(items), jobs=jobs, min_chunk=min_chunk)
     if processes <= 1:
         worker = local if local is not None else make_worker(*args)
         for chunk in chunks:
