@@ -145,7 +145,11 @@ try:
     CELERY_TASK_DEFAULT_QUEUE = env_str("CELERY_QUEUE", "jaiml") + (f"-{_XDIST_WORKER}" if _XDIST_WORKER else "")
     CELERY_BEAT_SCHEDULE = {
         "expire-reservations": {"task": "annotation.expire_reservations", "schedule": 300.0},
+        "chunks-watchdog": {"task": "core.chunks_watchdog", "schedule": 120.0},
     }
+    # A job split into chunks (core.chunks): a chunk whose worker gave no sign of life for this long is
+    # claimed again by another worker (its worker beats every quarter of it while it works).
+    JOB_CHUNK_STALE_SECONDS = env_float("JOB_CHUNK_STALE_SECONDS", 120.0, minimum=1.0)
     # Weekly agreement monitoring (seed 000 B.3.2, annotation.monitoring). Crontab times are in the site time
     # zone: with CELERY_TIMEZONE unset, Celery takes Django's TIME_ZONE. "off" leaves the entry out.
     _weekly_run = env_crontab("AGREEMENT_MONITOR_CRON", "0 6 * * 1")

@@ -13,7 +13,7 @@ import uuid
 
 from django.utils import timezone
 
-from core.jobs import JobCancelled, Progress, get_handler
+from core.jobs import DEFERRED, JobCancelled, Progress, get_handler
 from core.models import Job
 
 logger = logging.getLogger(__name__)
@@ -55,6 +55,8 @@ def job_run(*, job_id: str | uuid.UUID) -> Job | None:
         job.status = Job.Status.FAILED
         job.error = "".join(traceback.format_exception_only(type(exc), exc)).strip()
     else:
+        if result is DEFERRED:  # split into chunks: the worker that finishes the last one finishes the job
+            return Job.objects.get(pk=job.pk)
         job.status, job.result = Job.Status.SUCCEEDED, result
         if progress.total is not None:
             progress.done = progress.total

@@ -12,6 +12,10 @@ from collections.abc import Callable
 
 _HANDLERS: dict[str, Callable] = {}
 
+# Returned by a handler that split its job into chunks (``core.chunks``): whoever finishes the last
+# chunk writes the job's status and result, so the runner leaves them alone.
+DEFERRED = object()
+
 
 class JobCancelled(Exception):
     """Raised inside a handler when a user asked to cancel its job."""

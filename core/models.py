@@ -92,3 +92,43 @@ class ApiToken(models.Model):
 
     def __str__(self) -> str:
         return f"{self.name} ({self.prefix}…)"
+
+
+class JobChunk(models.Model):
+    """One part of a job split for several workers (``core.chunks``): any worker may claim it.
+
+    The claimer writes its ``token`` and keeps ``heartbeat_at`` fresh while it works; a chunk whose
+    heartbeat is older than ``JOB_CHUNK_STALE_SECONDS`` belonged to a worker that died and is claimed
+    again. A chunk's results are stored in the transaction that marks it done, and only while the token
+    is still the claimer's, so a chunk taken over is stored once.
+    """
+
+    class Status(models.TextChoices):
+        QUEUED = "queued", _("Queued")
+        RUNNING = "running", _("Running")
+        DONE = "done", _("Done")
+        SKIPPED = "skipped", _("Skipped")
+        FAILED = "failed", _("Failed")
+
+    OPEN = (Status.QUEUED, Status.RUNNING)
+
+    job = models.ForeignKey(Job, verbose_name=_("job"), on_delete=models.CASCADE, related_name="chunks")
+    index = models.PositiveIntegerField(_("index"))
+    payload = models.JSONField(_("payload"))
+    status = models.CharField(_("status"), max_length=16, choices=Status.choices, default=Status.QUEUED)
+    token = models.CharField(_("claimed by"), max_length=200, blank=True)  # host:pid:uuid of the claimer
+    attempts = models.PositiveSmallIntegerField(_("attempts"), default=0)
+    items = models.PositiveIntegerField(_("items"), default=0)  # what it counted towards the job's progress
+    heartbeat_at = models.DateTimeField(_("heartbeat"), null=True, blank=True)
+    finished_at = models.DateTimeField(_("finished at"), null=True, blank=True)
+    error = models.TextField(_("error"), blank=True)
+
+    class Meta:
+        ordering = ["job", "index"]
+        constraints = [models.UniqueConstraint(fields=["job", "index"], name="job_chunk_unique_index")]
+        indexes = [models.Index(fields=["job", "status"])]
+        verbose_name = _("job chunk")
+        verbose_name_plural = _("job chunks")
+
+    def __str__(self) -> str:
+        return f"{self.job_id} #{self.index} ({self.status})"

@@ -107,3 +107,29 @@ class LLMCacheEntry(models.Model):
 
     def __str__(self) -> str:
         return f"{self.cache_key[:12]} · {self.status}"
+
+
+class LLMBudget(models.Model):
+    """What one run may spend on LLM calls, shared by every worker that takes part of it.
+
+    Before each call a worker reserves the call's estimate with one conditional ``UPDATE`` (``spent +
+    reserved + estimate <= amount``); after it, the reservation becomes the call's actual cost. A
+    reservation refused marks the budget ``exhausted_at``: the run stops cleanly, whatever the number
+    of workers, within one call of its amount (a call may cost more than its estimate).
+    """
+
+    key = models.CharField(_("key"), max_length=100, unique=True)  # "layer3.run:12", "annotation.llm_rate:<job>"
+    amount = models.FloatField(_("amount"))
+    currency = models.CharField(_("currency"), max_length=3)  # JPY | USD
+    spent = models.FloatField(_("spent"), default=0.0)
+    reserved = models.FloatField(_("reserved"), default=0.0)
+    calls = models.PositiveIntegerField(_("calls"), default=0)
+    exhausted_at = models.DateTimeField(_("exhausted at"), null=True, blank=True)
+    created_at = models.DateTimeField(_("created at"), auto_now_add=True)
+
+    class Meta:
+        verbose_name = _("LLM budget")
+        verbose_name_plural = _("LLM budgets")
+
+    def __str__(self) -> str:
+        return f"{self.key}: {self.spent:.2f} of {self.amount:.2f} {self.currency}"

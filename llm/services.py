@@ -18,6 +18,7 @@ key's cached answer.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import hashlib
 import json
 import queue
@@ -34,7 +35,7 @@ from django.db.models import Avg, Sum
 from django.utils import timezone
 
 from core.endpoints import endpoint_label
-from llm import baseline, claims, pricing
+from llm import baseline, budgets, claims, pricing
 from llm import prompt_library as _library  # noqa: F401 - registers the project's prompts
 from llm.client import Gateway, GatewayConfig, Outcome
 from llm.models import LLMCall, LLMRun
@@ -67,8 +68,12 @@ class Result:
 
 @dataclass(frozen=True)
 class Budget:
+    """What a run may spend. With ``ledger`` (an ``LLMBudget`` key) the amount is the ledger's, shared by
+    every worker and every ``judge`` call that names it; without, it is this call's own."""
+
     amount: float
     currency: str = "JPY"  # JPY or USD
+    ledger: str = ""
 
     def __post_init__(self):
         if self.currency not in ("JPY", "USD"):
@@ -306,8 +311,8 @@ def _per_call_estimate(estimate: pricing.Estimate, budget: Budget | None) -> flo
 
 
 def _left(budget: Budget | None, report: Report) -> Budget | None:
-    if budget is None:
-        return None
+    if budget is None or budget.ledger:  # a shared ledger counts what was spent itself
+        return budget
     spent = report.cost_jpy if budget.currency == "JPY" else report.cost_usd
     return Budget(max(0.0, budget.amount - spent), budget.currency)
 
@@ -400,72 +405,88 @@ def _record(run, plan: _Plan, p: _Pending, outcome: Outcome, usd: float, jpy: fl
     )
 
 
-_DONE = object()
+def _guard(plan: _Plan, budget: Budget | None):
+    per_call = _per_call_estimate(plan.estimate, budget)
+    if budget is None:
+        return budgets.NoGuard()
+    if budget.ledger:
+        return budgets.SharedGuard(budget.ledger, per_call)
+    return budgets.LocalGuard(budget.amount, per_call)
 
 
 def _run_calls(plan: _Plan, calls: list[_Pending], budget: Budget | None, tick: Callable[[], None] | None = None):
     """Yield ``(pending, outcome or None if the budget stopped it, (usd, jpy))`` in completion order.
 
-    ``tick`` is called in this thread at least every second while the calls run (claims' heartbeat).
+    The calls run on an asyncio loop in a helper thread; this thread reserves each call's estimate
+    before handing it over (so a shared budget's database row is written from here only) and settles
+    it with the actual cost when it returns. At most twice the concurrency limit is handed over at
+    once, so the budget check sees real costs. ``tick`` is called in this thread at least every second
+    while the calls run (claims' heartbeat).
     """
     if not calls:
         return
-    per_call_estimate = _per_call_estimate(plan.estimate, budget)
+    guard = _guard(plan, budget)
     price = plan.price or pricing.FREE
+    currency = budget.currency if budget is not None else "USD"
     finished: queue.Queue = queue.Queue()
     config = gateway_config()
+    loop = asyncio.new_event_loop()
+    thread = threading.Thread(target=loop.run_forever, name="llm-calls", daemon=True)
+    thread.start()
+    gateway = asyncio.run_coroutine_threadsafe(_open_gateway(config), loop).result()
 
-    async def run_all() -> None:
-        gateway = Gateway(config)
-        spent, reserved = 0.0, 0.0
-        lock = asyncio.Lock()
-
-        async def one(p: _Pending) -> None:
-            nonlocal spent, reserved
-            async with lock:
-                if budget is not None and spent + reserved + per_call_estimate > budget.amount:
-                    finished.put((p, None, (0.0, 0.0)))
-                    return
-                reserved += per_call_estimate
+    async def one(p: _Pending) -> None:
+        try:
             outcome = await gateway.ask(plan.prompt, p.messages, model=plan.model, params=plan.params)
-            usd, jpy = price.cost(outcome.tokens_in, outcome.tokens_out)
-            async with lock:
-                reserved -= per_call_estimate
-                spent += jpy if budget is not None and budget.currency == "JPY" else usd
-            finished.put((p, outcome, (usd, jpy)))
+        except BaseException as exc:  # handed back so this thread raises it
+            finished.put((p, exc, None))
+            raise
+        finished.put((p, outcome, price.cost(outcome.tokens_in, outcome.tokens_out)))
 
-        # Start at most a few calls more than can be in flight, so the budget check sees real costs.
-        window = asyncio.Semaphore(config.max_concurrency * 2)
+    window = config.max_concurrency * 2
+    futures = []
+    next_call, in_flight = 0, 0
+    try:
+        while next_call < len(calls) or in_flight:
+            while next_call < len(calls) and in_flight < window:
+                p = calls[next_call]
+                next_call += 1
+                if not guard.reserve():
+                    yield p, None, (0.0, 0.0)
+                    for rest in calls[next_call:]:
+                        yield rest, None, (0.0, 0.0)
+                    next_call = len(calls)
+                    break
+                futures.append(asyncio.run_coroutine_threadsafe(one(p), loop))
+                in_flight += 1
+            if not in_flight:
+                break
+            try:
+                p, outcome, cost = finished.get(timeout=1.0)
+            except queue.Empty:
+                if tick is not None:
+                    tick()
+                continue
+            if tick is not None:
+                tick()
+            in_flight -= 1
+            if isinstance(outcome, BaseException):
+                raise outcome
+            guard.settle(cost[1] if currency == "JPY" else cost[0])
+            yield p, outcome, cost
+    finally:
+        for future in futures:
+            future.cancel()
+        with contextlib.suppress(Exception):
+            asyncio.run_coroutine_threadsafe(gateway.close(), loop).result(timeout=10)
+        loop.call_soon_threadsafe(loop.stop)
+        thread.join(timeout=10)
+        if not thread.is_alive():
+            loop.close()
 
-        async def windowed(p: _Pending) -> None:
-            async with window:
-                await one(p)
 
-        try:
-            await asyncio.gather(*(windowed(p) for p in calls))
-        finally:
-            await gateway.close()
-
-    def thread_main() -> None:
-        try:
-            asyncio.run(run_all())
-        finally:
-            finished.put(_DONE)
-
-    worker = threading.Thread(target=thread_main, name="llm-calls", daemon=True)
-    worker.start()
-    while True:
-        try:
-            entry = finished.get(timeout=1.0)
-        except queue.Empty:
-            entry = None
-        if tick is not None:
-            tick()
-        if entry is _DONE:
-            break
-        if entry is not None:
-            yield entry
-    worker.join()
+async def _open_gateway(config: GatewayConfig) -> Gateway:
+    return Gateway(config)
 
 
 def _judge_baseline(prompt: Prompt, items: list[Item], progress) -> Report:

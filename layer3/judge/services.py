@@ -102,7 +102,7 @@ def judge_trials(questions: Sequence[TrialQuestions], settings: JudgeSettings) -
             if result.status == "not_evaluated":
                 judgement.incomplete.add(index)
             getattr(judgement, attribute)[index].append(Verdict(result.parsed, result.status, result.error))
-        if budget is not None:
+        if budget is not None and not budget.ledger:  # a shared ledger counts what was spent itself
             budget = gateway.Budget(max(0.0, budget.amount - report_spent(report, budget.currency)), budget.currency)
     return judgement
 

@@ -62,6 +62,7 @@ class ChunkOutcome:
     last_trial: str = ""
     last_metrics: dict | None = None
     judgement: object = None  # what the judge callable returned (costs, cache hits)
+    model_configs: dict[int, str] = field(default_factory=dict)  # trial pk -> model config, of the chunk's rows
 
     @property
     def failed_items(self) -> int:

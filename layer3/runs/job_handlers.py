@@ -1,4 +1,4 @@
-"""The Layer3 job kind, run by a Celery worker through the core job system (progress, cancellation)."""
+"""The Layer3 job kind, split into chunks that every Celery worker takes (``core.chunks``: progress, cancellation)."""
 
 from __future__ import annotations
 
@@ -6,39 +6,92 @@ from django.urls import reverse
 from django.utils.translation import gettext as _
 from django.utils.translation import gettext_lazy
 
+from core.chunks import ChunkWork, Summary, chunked, chunks_create, work_on
 from core.job_display import register_job_display
-from core.jobs import job_handler
+from core.jobs import JobCancelled, job_handler
+from core.models import Job
 from layer3.models import Layer3Run
-from layer3.runs.services import RunObserver, layer3_run_execute
+from layer3.runs.options import EvaluationOptions
+from layer3.runs.services import (
+    layer3_run_claim,
+    layer3_run_complete,
+    layer3_run_evaluate_part,
+    layer3_run_finish,
+    layer3_run_plan,
+    options_budget_spent,
+    store_chunk,
+)
 
 EVALUATE = "layer3.evaluate"
 
 
-class JobProgress(RunObserver):
-    """Reports each stored chunk to the job row (the progress bar, cancellation at the next chunk)."""
-
-    def __init__(self, progress) -> None:
-        self.progress = progress
-        self.pending = 0
-        self.done = 0
-
-    def started(self, run, *, pending, not_targets, plan=None):
-        self.pending = pending
-        self.progress(0, pending, f"batch {run.batch.name}: {pending} trials to evaluate", force=True)
-
-    def chunk(self, run, outcome):
-        self.done += outcome.evaluated + len(outcome.errors) + outcome.unjudged
-        self.progress(self.done, self.pending, f"trial {outcome.last_trial}" if outcome.last_trial else "")
-
-
 @job_handler(EVALUATE)
-def evaluate(job, progress) -> dict:
-    """Execute a queued Layer3 run; params ``{"run_id": int}``."""
-    run_id = job.params.get("run_id")
+def evaluate(job, progress):
+    """Execute a queued Layer3 run; params ``{"run_id": int}``.
+
+    This worker plans the run and splits its pending trials into chunks (``core.chunks``) that every
+    worker takes, this one included; whoever stores the last chunk refreshes the batch figures and ends
+    the run and the job.
+    """
+    run = _run(job.params.get("run_id"))
+    run = layer3_run_claim(run)
+    options = EvaluationOptions.from_request(run.options)
+    try:
+        pending = layer3_run_plan(run, options)
+        progress(0, len(pending.trials), f"batch {run.batch.name}: {len(pending.trials)} trials to evaluate", force=True)
+        if not pending.trials:
+            layer3_run_complete(run)
+            return _result(run)
+        payloads = [
+            {"run": run.pk, "judged": pending.uses_judge, "trials": [[pk, list(blocks), stored] for pk, blocks, stored in part]}
+            for part in pending.parts()
+        ]
+        chunks_create(job, payloads)
+    except JobCancelled:
+        layer3_run_finish(run, Layer3Run.Status.CANCELLED)
+        raise
+    except Exception as exc:
+        layer3_run_finish(run, Layer3Run.Status.FAILED, error=f"{type(exc).__name__}: {exc}")
+        raise
+    return work_on(job.pk)
+
+
+def _run(run_id) -> Layer3Run:
     run = Layer3Run.objects.select_related("batch").filter(pk=run_id).first()
     if run is None:
         raise ValueError(f"params.run_id: no Layer3 run with id {run_id!r} (its batch deleted?)")
-    run = layer3_run_execute(run=run, observer=JobProgress(progress))
+    return run
+
+
+def _work(job, payload) -> ChunkWork:
+    run = _run(payload["run"])
+    options = EvaluationOptions.from_request(run.options)
+    part = [(pk, tuple(blocks), stored) for pk, blocks, stored in payload["trials"]]
+    outcome = layer3_run_evaluate_part(run, options, part, uses_judge=payload["judged"])
+    return ChunkWork(
+        store=lambda: store_chunk(run, outcome),
+        items=outcome.evaluated + len(outcome.errors) + outcome.unjudged,
+        message=f"trial {outcome.last_trial}" if outcome.last_trial else "",
+    )
+
+
+def _halted(job) -> bool:
+    return options_budget_spent(Layer3Run(pk=job.params.get("run_id")))
+
+
+def _finish(job, summary: Summary) -> tuple[str, dict | None]:
+    run = _run(job.params.get("run_id"))
+    if summary.failed:
+        layer3_run_finish(run, Layer3Run.Status.FAILED, error="; ".join(summary.errors))
+        return Job.Status.FAILED, None
+    if summary.cancelled:
+        layer3_run_finish(run, Layer3Run.Status.CANCELLED)
+        return Job.Status.CANCELLED, None
+    return Job.Status.SUCCEEDED, _result(layer3_run_complete(run))
+
+
+def _result(run: Layer3Run) -> dict:
+    run.refresh_from_db()
     return {
         "run_id": run.pk,
         "batch": run.batch.name,
@@ -50,6 +103,9 @@ def evaluate(job, progress) -> dict:
         "left_for_later": run.unjudged_count,
         "judge_failures": run.judge_failures,
     }
+
+
+chunked(EVALUATE, work=_work, finish=_finish, halted=_halted)
 
 
 def _run_summary(result: dict) -> tuple[str, str | None]:

@@ -14,8 +14,8 @@ Targets are the batch's trials at stage 3 (the stage the seed's partial index
 from __future__ import annotations
 
 import contextlib
-import time
 from contextlib import nullcontext
+from dataclasses import dataclass
 from datetime import timedelta
 
 from django.conf import settings
@@ -34,6 +34,7 @@ from layer3.runs.options import TARGET_STAGE, EvaluationOptions
 from layer3.runs.plan import PlanCounts, count_plan, plan_trial, requested_blocks, run_judge_labels
 from layer3.runs.reads import grouped_states, metric_summaries, trial_states, without_details
 from layer3.statistics import compare_model_configs
+from llm import budgets
 from llm import services as gateway
 
 CHUNK_SIZE = 1000  # trials per stored chunk without a judge
@@ -125,45 +126,72 @@ def layer3_run_create(*, batch: Batch, options: EvaluationOptions, user=None, en
     return run
 
 
+def budget_key(run: Layer3Run) -> str:
+    """The ``llm.LLMBudget`` a run's judge calls reserve from, whichever worker makes them."""
+    return f"layer3.run:{run.pk}"
+
+
 def layer3_run_execute(*, run: Layer3Run, observer: RunObserver | None = None) -> Layer3Run:
-    """Evaluate the run's pending trials chunk by chunk, then refresh the batch's results.
+    """Evaluate the run's pending trials chunk by chunk in this process, then refresh the batch's results.
 
     Per-trial problems (data that is not a UISpec, a judge call that failed) are recorded on the
-    trial and counted; anything else fails the run (recorded, then raised).
+    trial and counted; anything else fails the run (recorded, then raised). A worker splits the same
+    chunks over every worker instead (``layer3.runs.job_handlers``).
     """
     observer = observer or RunObserver()
+    run = layer3_run_claim(run)
+    options = EvaluationOptions.from_request(run.options)
+    try:
+        _execute(run, options, observer)
+    except JobCancelled:
+        layer3_run_finish(run, Layer3Run.Status.CANCELLED)
+        raise
+    except Exception as exc:
+        layer3_run_finish(run, Layer3Run.Status.FAILED, error=f"{type(exc).__name__}: {exc}")
+        raise
+    observer.finished(run)
+    return run
+
+
+def layer3_run_claim(run: Layer3Run) -> Layer3Run:
+    """Mark the queued ``run`` running (``ValueError`` if it is not queued: another worker has it)."""
     claimed = Layer3Run.objects.filter(pk=run.pk, status=Layer3Run.Status.QUEUED).update(
         status=Layer3Run.Status.RUNNING, started_at=timezone.now(), heartbeat_at=timezone.now()
     )
     if not claimed:
         raise ValueError(f"run {run.pk} is {run.status}, not queued")
     run.refresh_from_db()
-    options = EvaluationOptions.from_request(run.options)
-    started = time.monotonic()
-    try:
-        check_judge_available(options)
-        _execute(run, options, observer, started)
-    except JobCancelled:
-        _finish(run, Layer3Run.Status.CANCELLED, started)
-        _refresh_quietly(run.batch)
-        raise
-    except Exception as exc:
-        _finish(run, Layer3Run.Status.FAILED, started, error=f"{type(exc).__name__}: {exc}")
-        _refresh_quietly(run.batch)
-        raise
-    observer.finished(run)
     return run
 
 
-def _execute(run: Layer3Run, options: EvaluationOptions, observer: RunObserver, started: float) -> None:
+@dataclass
+class Pending:
+    """What a started run still has to compute: ``(trial pk, blocks, has a stored record)`` in id order."""
+
+    trials: list[tuple[int, tuple[str, ...], bool]]
+    plan: PlanCounts
+    not_targets: int
+    uses_judge: bool
+
+    @property
+    def chunk_size(self) -> int:
+        return JUDGED_CHUNK_SIZE if self.uses_judge else CHUNK_SIZE
+
+    def parts(self) -> list[list[tuple[int, tuple[str, ...], bool]]]:
+        size = self.chunk_size
+        return [self.trials[start : start + size] for start in range(0, len(self.trials), size)]
+
+
+def layer3_run_plan(run: Layer3Run, options: EvaluationOptions) -> Pending:
+    """Plan a claimed run: its pending trials, stored counters and plan, and its budget's ledger."""
+    check_judge_available(options)
     batch = run.batch
     blocks = requested_blocks(options)
-    judges = run_judges(options)
-    labels = run_judge_labels(judges)
+    labels = run_judge_labels(run_judges(options))
     states = trial_states(targets(batch, options))
     plan = count_plan(((config, state, 1) for _pk, config, state in states), options, labels)
     plans: dict = {}  # a batch's trials hold a handful of distinct states: each is planned once
-    pending: list[tuple[int, tuple[str, ...], bool]] = []  # (pk, blocks to compute, has a stored record)
+    pending: list[tuple[int, tuple[str, ...], bool]] = []
     for pk, _config, state in states:
         compute = plans.get(state)
         if compute is None:
@@ -176,54 +204,77 @@ def _execute(run: Layer3Run, options: EvaluationOptions, observer: RunObserver, 
     Layer3Run.objects.filter(pk=run.pk).update(
         total_targets=run.total_targets, skipped_count=run.skipped_count, plan=run.plan
     )
+    if options.uses_judge and options.budget is not None:
+        budgets.shared_budget(budget_key(run), options.budget, options.budget_currency)
     not_targets = TrialLog.objects.filter(batch=batch).count() - run.total_targets
-    observer.started(run, pending=len(pending), not_targets=not_targets, plan=plan)
+    uses_judge = bool(labels) and any(block in labels for _pk, compute, _stored in pending for block in compute)
+    return Pending(pending, plan, not_targets, uses_judge)
 
-    uses_judge = bool(judges) and any(block in labels for _pk, compute, _stored in pending for block in compute)
-    chunk_size = JUDGED_CHUNK_SIZE if uses_judge else CHUNK_SIZE
-    catalogue = batch_catalogue(batch)
-    budget_left = options.budget
-    stopped = False
+
+def _execute(run: Layer3Run, options: EvaluationOptions, observer: RunObserver) -> None:
+    pending = layer3_run_plan(run, options)
+    observer.started(run, pending=len(pending.trials), not_targets=pending.not_targets, plan=pending.plan)
     # What this run wrote, for the batch figures without reading it back (a whole batch's run)
-    computed: dict[int, tuple[str, dict]] | None = {} if len(pending) <= IN_MEMORY_SUMMARIES else None
+    computed: dict[int, tuple[str, dict]] | None = {} if len(pending.trials) <= IN_MEMORY_SUMMARIES else None
+    for part in pending.parts():
+        outcome = layer3_run_evaluate_part(run, options, part, uses_judge=pending.uses_judge)
+        store_chunk(run, outcome)
+        if computed is not None:
+            with gc_paused():  # summaries of every trial so far stay alive: the collector would scan them all
+                configs = outcome.model_configs
+                computed.update((pk, (configs[pk], without_details(metrics))) for pk, metrics in outcome.written)
+        observer.chunk(run, outcome)
+        judgement = outcome.judgement
+        if judgement is not None and judgement.stopped_by_budget:
+            break
+    whole_batch = (
+        computed is not None
+        and len(computed) == TrialLog.objects.filter(batch=run.batch, stage=TARGET_STAGE).count()
+    )
+    layer3_run_complete(run, summaries=list(computed.values()) if whole_batch else None)
+
+
+def layer3_run_evaluate_part(
+    run: Layer3Run, options: EvaluationOptions, part: list[tuple[int, tuple[str, ...], bool]], *, uses_judge: bool
+) -> ChunkOutcome:
+    """Compute one chunk of a run's pending trials (nothing stored but the judge's ledger; see ``store_chunk``)."""
+    rows = _chunk_rows(run.batch, part)
+    judge = None
+    if uses_judge:
+        budget = None
+        if options.budget is not None:
+            budget = gateway.Budget(options.budget, options.budget_currency, ledger=budget_key(run))
+        judge_settings = JudgeSettings(
+            backend=options.judge, model=options.llm_model or None, refresh=options.refresh_judge, budget=budget
+        )
+
+        def judge(questions):
+            return judge_trials(questions, judge_settings)
+
     # The cycle collector is paused while rows are decoded and metrics built: with 10,000 specs and
     # their metrics alive its scans cost more than the metrics (a chunk of 10,000: 0.63 s, 0.27 s
     # paused). Nothing built there forms a cycle. The judge's HTTP client does build cycles, so the
     # collector stays on for judged chunks.
-    for start in range(0, len(pending), chunk_size):
-        if stopped:
-            break
-        rows = _chunk_rows(batch, pending[start : start + chunk_size])
-        judge = None
-        if uses_judge:
-            budget = None if budget_left is None else gateway.Budget(budget_left, options.budget_currency)
-            judge_settings = JudgeSettings(
-                backend=options.judge, model=options.llm_model or None, refresh=options.refresh_judge, budget=budget
-            )
+    with nullcontext() if uses_judge else gc_paused():
+        outcome = evaluate_chunk(rows, now=timezone.now(), judge=judge, catalogue=batch_catalogue(run.batch))
+    outcome.model_configs = {row.pk: row.model_config for row in rows}
+    return outcome
 
-            def judge(questions, judge_settings=judge_settings):
-                return judge_trials(questions, judge_settings)
 
-        with nullcontext() if uses_judge else gc_paused():
-            outcome = evaluate_chunk(rows, now=timezone.now(), judge=judge, catalogue=catalogue)
-        judgement = outcome.judgement
-        if judgement is not None and budget_left is not None:
-            budget_left = max(0.0, budget_left - judgement.spent(options.budget_currency))
-        stopped = bool(judgement is not None and judgement.stopped_by_budget)
-        _store_chunk(run, outcome)
-        if computed is not None:
-            configs = {row.pk: row.model_config for row in rows}
-            with gc_paused():  # summaries of every trial so far stay alive: the collector would scan them all
-                computed.update((pk, (configs[pk], without_details(metrics))) for pk, metrics in outcome.written)
-        observer.chunk(run, outcome)
-
+def layer3_run_complete(run: Layer3Run, *, summaries: list[tuple[str, dict | None]] | None = None) -> Layer3Run:
+    """End a run whose chunks are all stored: what the budget left for later, the batch figures, the status."""
+    stopped = options_budget_spent(run)
     if stopped:
-        run.unjudged_count = len(pending) - run.evaluated_count - run.error_count
-    whole_batch = (
-        computed is not None and len(computed) == TrialLog.objects.filter(batch=batch, stage=TARGET_STAGE).count()
-    )
-    batch_results_refresh(batch=batch, summaries=list(computed.values()) if whole_batch else None)
-    _finish(run, Layer3Run.Status.STOPPED_BY_BUDGET if stopped else Layer3Run.Status.SUCCEEDED, started)
+        run.refresh_from_db(fields=["evaluated_count", "error_count"])
+        run.unjudged_count = run.total_targets - run.skipped_count - run.evaluated_count - run.error_count
+    batch_results_refresh(batch=run.batch, summaries=summaries)
+    layer3_run_finish(run, Layer3Run.Status.STOPPED_BY_BUDGET if stopped else Layer3Run.Status.SUCCEEDED)
+    return run
+
+
+def options_budget_spent(run: Layer3Run) -> bool:
+    """True if the run's budget refused a call (its remaining trials are left for a later run)."""
+    return budgets.exhausted(budget_key(run))
 
 
 def _chunk_rows(batch: Batch, part: list[tuple[int, tuple[str, ...], bool]]) -> list[TrialRow]:
@@ -243,7 +294,7 @@ def _chunk_rows(batch: Batch, part: list[tuple[int, tuple[str, ...], bool]]) -> 
         ]
 
 
-def _store_chunk(run: Layer3Run, outcome: ChunkOutcome) -> None:
+def store_chunk(run: Layer3Run, outcome: ChunkOutcome) -> None:
     judgement = outcome.judgement
     requests = judgement.requests if judgement is not None else 0
     hits = judgement.cache_hits if judgement is not None else 0
@@ -309,11 +360,14 @@ def layer3_run_cancel(*, run: Layer3Run) -> Layer3Run:
     return run
 
 
-def _finish(run: Layer3Run, status: str, started: float, *, error: str = "") -> None:
+def layer3_run_finish(run: Layer3Run, status: str, *, error: str = "") -> None:
+    """Record the run's end; a run that did not succeed refreshes the batch figures with what it stored."""
+    if status in (Layer3Run.Status.CANCELLED, Layer3Run.Status.FAILED):
+        _refresh_quietly(run.batch)
     run.status = status
     run.error = error
     run.finished_at = timezone.now()
-    run.elapsed_ms = round((time.monotonic() - started) * 1000)
+    run.elapsed_ms = round((run.finished_at - (run.started_at or run.finished_at)).total_seconds() * 1000)
     Layer3Run.objects.filter(pk=run.pk).update(
         status=status,
         error=error,
