@@ -145,7 +145,9 @@ def work_on(job_id) -> object:
                 work = kind.work(job, chunk.payload)
             _commit(job, chunk, token, work)
         except ChunkLost:
-            logger.warning("job %s chunk %s was taken over by another worker; its results are not stored", job.pk, chunk.index)
+            logger.warning(
+                "job %s chunk %s was taken over by another worker; its results are not stored", job.pk, chunk.index
+            )
         except Exception as exc:  # the job fails; the worker stays up
             logger.exception("job %s (%s) chunk %s failed", job.pk, job.kind, chunk.index)
             _fail(job, chunk, token, exc)
@@ -173,7 +175,9 @@ def _claim(job: Job, token: str) -> JobChunk | None:
             )
         if claimed:
             if chunk.status == JobChunk.Status.RUNNING:
-                logger.warning("job %s chunk %s: its worker stopped (%s); claimed again", job.pk, chunk.index, chunk.token)
+                logger.warning(
+                    "job %s chunk %s: its worker stopped (%s); claimed again", job.pk, chunk.index, chunk.token
+                )
             return JobChunk.objects.get(pk=chunk.pk)
 
 

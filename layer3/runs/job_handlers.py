@@ -38,12 +38,18 @@ def evaluate(job, progress):
     options = EvaluationOptions.from_request(run.options)
     try:
         pending = layer3_run_plan(run, options)
-        progress(0, len(pending.trials), f"batch {run.batch.name}: {len(pending.trials)} trials to evaluate", force=True)
+        progress(
+            0, len(pending.trials), f"batch {run.batch.name}: {len(pending.trials)} trials to evaluate", force=True
+        )
         if not pending.trials:
             layer3_run_complete(run)
             return _result(run)
         payloads = [
-            {"run": run.pk, "judged": pending.uses_judge, "trials": [[pk, list(blocks), stored] for pk, blocks, stored in part]}
+            {
+                "run": run.pk,
+                "judged": pending.uses_judge,
+                "trials": [[pk, list(blocks), stored] for pk, blocks, stored in part],
+            }
             for part in pending.parts()
         ]
         chunks_create(job, payloads)

@@ -228,8 +228,7 @@ def _execute(run: Layer3Run, options: EvaluationOptions, observer: RunObserver) 
         if judgement is not None and judgement.stopped_by_budget:
             break
     whole_batch = (
-        computed is not None
-        and len(computed) == TrialLog.objects.filter(batch=run.batch, stage=TARGET_STAGE).count()
+        computed is not None and len(computed) == TrialLog.objects.filter(batch=run.batch, stage=TARGET_STAGE).count()
     )
     layer3_run_complete(run, summaries=list(computed.values()) if whole_batch else None)
 
