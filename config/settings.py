@@ -164,6 +164,10 @@ try:
 
     # --- Layer3 progress streams (SSE): one response lasts at most this long; browsers reconnect
     LAYER3_SSE_SECONDS = env_float("LAYER3_SSE_SECONDS", 30.0, minimum=1.0)
+    # Trials per chunk of a run (the unit stored at once, and the unit a worker takes): without a judge,
+    # and with one (then also the most judge calls in flight lost when a worker dies).
+    LAYER3_CHUNK_SIZE = env_int("LAYER3_CHUNK_SIZE", 1000, minimum=1)
+    LAYER3_JUDGED_CHUNK_SIZE = env_int("LAYER3_JUDGED_CHUNK_SIZE", 50, minimum=1)
     # --- Layer3 widget catalogue: the widget types a new batch's generator could choose from (seed 002 |W|)
     LAYER3_WIDGET_CATALOGUE = _widget_catalogue(env_str("LAYER3_WIDGET_CATALOGUE"))
 

@@ -38,6 +38,7 @@ from contextlib import contextmanager
 from dataclasses import dataclass, field
 from datetime import timedelta
 
+from celery import shared_task
 from django.conf import settings
 from django.db import connection, transaction
 from django.db.models import F, Q
@@ -105,8 +106,6 @@ def worker_token() -> str:
 
 def chunks_create(job: Job, payloads: list) -> list[JobChunk]:
     """Store ``job``'s chunks (all queued) and, once committed, queue the messages that call workers in."""
-    from core.tasks import run_chunks
-
     if job.kind not in _KINDS:
         raise LookupError(f"job kind {job.kind!r} is not chunked; known: {sorted(_KINDS)}")
     rows = JobChunk.objects.bulk_create(
@@ -242,7 +241,6 @@ def finish_if_done(job_id) -> bool:
 def _check_later(job_id) -> None:
     """Other workers hold the last chunks: look again once a dead one's chunk would be stale."""
     from config.celery import app
-    from core.tasks import run_chunks
 
     if app.conf.task_always_eager:  # no delay in eager mode: it would run now, forever
         return
@@ -251,8 +249,6 @@ def _check_later(job_id) -> None:
 
 def watchdog() -> list[str]:
     """Call workers into every running chunked job with a chunk nobody works on (beat, every few minutes)."""
-    from core.tasks import run_chunks
-
     stale = timezone.now() - stale_after()
     jobs = (
         JobChunk.objects.filter(job__status=Job.Status.RUNNING)
@@ -264,6 +260,18 @@ def watchdog() -> list[str]:
     for job_id in ids:
         run_chunks.delay(job_id)
     return ids
+
+
+@shared_task(name="core.run_chunks")
+def run_chunks(job_id: str) -> None:
+    """Join a chunked job: claim its chunks until none is left."""
+    work_on(job_id)
+
+
+@shared_task(name="core.chunks_watchdog")
+def chunks_watchdog() -> list[str]:
+    """Call workers into chunked jobs whose chunks nobody works on (a worker died with its check)."""
+    return watchdog()
 
 
 @contextmanager

@@ -445,13 +445,23 @@ def _run_calls(plan: _Plan, calls: list[_Pending], budget: Budget | None, tick: 
 
     window = config.max_concurrency * 2
     futures = []
-    next_call, in_flight = 0, 0
+    next_call, in_flight, waiting = 0, 0, False
+    waited_since = None  # when this worker began waiting for other workers' reservations alone
+    longest_call = stale_after().total_seconds()
     try:
         while next_call < len(calls) or in_flight:
             while next_call < len(calls) and in_flight < window:
+                answer = guard.reserve()
+                if answer == budgets.WAIT and in_flight == 0 and waited_since is not None:
+                    if time.monotonic() - waited_since > longest_call:  # held by a worker that died
+                        answer = guard.give_up()
+                if answer == budgets.WAIT:  # held by calls in flight: ask again when one returns
+                    waiting = True
+                    break
+                waiting, waited_since = False, None
                 p = calls[next_call]
                 next_call += 1
-                if not guard.reserve():
+                if answer == budgets.SPENT:
                     yield p, None, (0.0, 0.0)
                     for rest in calls[next_call:]:
                         yield rest, None, (0.0, 0.0)
@@ -460,6 +470,12 @@ def _run_calls(plan: _Plan, calls: list[_Pending], budget: Budget | None, tick: 
                 futures.append(asyncio.run_coroutine_threadsafe(one(p), loop))
                 in_flight += 1
             if not in_flight:
+                if waiting:  # other workers' calls hold the amount
+                    waited_since = waited_since or time.monotonic()
+                    time.sleep(0.05)
+                    if tick is not None:
+                        tick()
+                    continue
                 break
             try:
                 p, outcome, cost = finished.get(timeout=1.0)

@@ -37,9 +37,7 @@ from layer3.statistics import compare_model_configs
 from llm import budgets
 from llm import services as gateway
 
-CHUNK_SIZE = 1000  # trials per stored chunk without a judge
 IN_MEMORY_SUMMARIES = 50_000  # a run over at most this many trials aggregates what it computed, unread
-JUDGED_CHUNK_SIZE = 50  # with a judge: at most this many trials' calls are in flight when a run dies
 STALE_AFTER = timedelta(minutes=10)  # a running run without progress for this long has died
 
 
@@ -175,7 +173,7 @@ class Pending:
 
     @property
     def chunk_size(self) -> int:
-        return JUDGED_CHUNK_SIZE if self.uses_judge else CHUNK_SIZE
+        return settings.LAYER3_JUDGED_CHUNK_SIZE if self.uses_judge else settings.LAYER3_CHUNK_SIZE
 
     def parts(self) -> list[list[tuple[int, tuple[str, ...], bool]]]:
         size = self.chunk_size

@@ -17,18 +17,18 @@ PASSWORD = "pw-for-tests-1"
 
 
 @pytest.fixture
-def slow_chunks(monkeypatch):
+def slow_chunks(monkeypatch, settings):
     """Small judged chunks that take a moment each, so the run lasts a few seconds and progress is visible."""
-    import layer3.runs.services as services
+    import layer3.runs.job_handlers as handlers
 
-    store = services._store_chunk
+    store = handlers.store_chunk
 
     def slowly(run, outcome):
         time.sleep(0.5)
         store(run, outcome)
 
-    monkeypatch.setattr(services, "JUDGED_CHUNK_SIZE", 10)
-    monkeypatch.setattr(services, "_store_chunk", slowly)
+    settings.LAYER3_JUDGED_CHUNK_SIZE = 10
+    monkeypatch.setattr(handlers, "store_chunk", slowly)
 
 
 def test_researcher_runs_the_baseline_judge_from_the_modal_and_watches_it(

@@ -83,8 +83,10 @@ def test_a_rerun_skips_evaluated_trials_and_force_recomputes_them(batch):
     assert (forced.evaluated_count, forced.error_count, forced.skipped_count) == (18, 1, 0)
 
 
-def test_a_run_that_dies_in_a_chunk_is_completed_by_the_next_and_each_trial_is_evaluated_once(batch, monkeypatch):
-    monkeypatch.setattr(services, "CHUNK_SIZE", 4)
+def test_a_run_that_dies_in_a_chunk_is_completed_by_the_next_and_each_trial_is_evaluated_once(
+    batch, monkeypatch, settings
+):
+    settings.LAYER3_CHUNK_SIZE = 4
     calls = {"n": 0}
     real = chunk_module.evaluate_chunk
     evaluated = []

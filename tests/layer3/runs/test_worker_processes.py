@@ -1,0 +1,178 @@
+"""One Layer3 run, two Celery worker processes (PostgreSQL + Redis): chunks shared, limits and budget shared.
+
+The workers are real ``celery worker`` processes (``tests/worker_processes.py``) on the test database and
+the Redis broker; the provider is the HTTP fake in this process, which records when each request
+arrived (its own clock). Chunks are five trials each, so the twenty-trial batch makes four judged chunks.
+"""
+
+import json
+from collections import Counter
+from urllib.parse import urlsplit
+
+import pytest
+from django.conf import settings as django_settings
+from django.core.management import call_command
+from django.db import connection
+from django.db.models import Sum
+
+from core.models import Job, JobChunk
+from layer3.models import Batch, Layer3Run, Layer3RunProblem, TrialLog
+from layer3.runs.options import EvaluationOptions
+from layer3.runs.services import budget_key, layer3_run_create
+from llm.models import LLMBudget, LLMCall
+from tests.fakes.openai_server import Reply
+from tests.layer3.conftest import judge_reply
+from tests.llm.conftest import PRICES
+from tests.llm.limits_support import most_in_window
+from tests.worker_processes import celery_workers, database_url, wait_until
+
+pytestmark = [
+    pytest.mark.django_db(transaction=True),
+    pytest.mark.skipif(
+        connection.vendor != "postgresql" or not django_settings.CELERY_BROKER_URL.startswith("redis://"),
+        reason="worker processes share PostgreSQL and a Redis broker",
+    ),
+]
+RPM = 600  # one start every 0.1 s across both workers
+USAGE = (400, 40)  # tokens in, out of every answer: every call costs the same
+CALL_JPY = (USAGE[0] * PRICES["fake-model"]["input_jpy"] + USAGE[1] * PRICES["fake-model"]["output_jpy"]) / 1e6
+JITTER = 0.15  # how much closer than 60/RPM two arrivals may be (each request's own way to the fake)
+
+
+def answer(request):
+    reply = judge_reply(request)
+    reply.usage = USAGE
+    return reply
+
+
+@pytest.fixture
+def batch(trials_file, settings, tmp_path):
+    settings.VAR_DIR = tmp_path
+    call_command("import_trials", str(trials_file), "--batch", "b")
+    return Batch.objects.get(name="b")
+
+
+@pytest.fixture
+def workers(fake_llm, settings, tmp_path, request):
+    """Two worker processes on this test's database, queue and fake; ``fake_llm`` answers after 50 ms."""
+    from config.celery import app
+
+    fake_llm.latency = 0.05
+    fake_llm.default_reply = answer
+    app.control.purge()  # tasks earlier tests queued without a worker belong to no test now
+    broker = urlsplit(settings.CELERY_BROKER_URL)
+    env = {
+        "DATABASE_URL": database_url(connection.settings_dict), "CELERY_BROKER_URL": settings.CELERY_BROKER_URL,
+        "DEBUG": "1", "VAR_DIR": str(tmp_path / "var"), "LOG_LEVEL": "WARNING",
+        "LLM_BASE_URL": fake_llm.base_url, "LLM_API_KEY": "sk-test", "LLM_MODEL": "fake-model",
+        "LLM_PRICES": json.dumps(PRICES), "LLM_MAX_CONCURRENCY": "4", "LLM_REQUESTS_PER_MINUTE": str(RPM),
+        "LLM_TIMEOUT_SECONDS": "2", "LLM_MAX_RETRIES": "0", "LLM_BACKOFF_SECONDS": "0.01",
+        "LLM_LIMITS": "redis", "LLM_LIMITS_REDIS_URL": f"redis://{broker.netloc}/7",
+        "LLM_LIMITS_KEY_PREFIX": f"test-{request.node.name[:40]}-{tmp_path.name}:",
+        "LAYER3_JUDGED_CHUNK_SIZE": "5", "JOB_CHUNK_STALE_SECONDS": "3",
+    }  # fmt: skip
+    queue = app.conf.task_default_queue
+    with celery_workers(2, env=env, queue=queue, log_dir=tmp_path / "logs") as started:
+        yield started
+
+
+def finished(run: Layer3Run, workers, timeout: float = 90.0) -> Layer3Run:
+    def done():
+        run.refresh_from_db()
+        return run.status not in Layer3Run.IN_FLIGHT and Job.objects.get(pk=run.job_id).is_finished
+
+    try:
+        wait_until(done, timeout=timeout, what=f"run {run.pk} finishing")
+    except AssertionError:
+        raise AssertionError(workers.output()) from None
+    return run
+
+
+def chat_requests(server) -> list[dict]:
+    return [r for r in server.requests if r["path"] == "/v1/chat/completions"]
+
+
+def question(record: dict) -> str:
+    return json.dumps(record["json"]["messages"], ensure_ascii=False, sort_keys=True)
+
+
+def claimers(run: Layer3Run) -> Counter:
+    """Chunks stored per worker process (the pid in the claim token)."""
+    tokens = JobChunk.objects.filter(job_id=run.job_id, status="done").values_list("token", flat=True)
+    return Counter(token.split(":")[1] for token in tokens)
+
+
+def test_two_workers_share_a_judged_run_under_one_rate_limit_and_ask_each_question_once(batch, workers, fake_llm):
+    run = layer3_run_create(batch=batch, options=EvaluationOptions(judge="llm"), enqueue=True)
+    run = finished(run, workers)
+    assert (run.status, run.evaluated_count, run.error_count, run.skipped_count) == ("succeeded", 18, 1, 0)
+    job = Job.objects.get(pk=run.job_id)
+    assert job.status == "succeeded" and job.progress_done == job.progress_total == 19
+    assert job.result["evaluated"] == 18
+    # Both worker processes stored chunks of this one batch.
+    by_worker = claimers(run)
+    assert sum(by_worker.values()) == 4 and len(by_worker) == 2, by_worker
+    assert set(by_worker) <= {str(pid) for pid in workers.pids}
+    # The provider saw at most the configured rate across both, measured over the run ...
+    arrivals = [r["at"] for r in chat_requests(fake_llm)]
+    assert len(arrivals) > 20
+    assert most_in_window(arrivals, 1.0) <= RPM / 60 + 1
+    gaps = sorted(b - a for a, b in zip(sorted(arrivals), sorted(arrivals)[1:], strict=False))
+    assert gaps[0] >= 60 / RPM - JITTER
+    # ... never the same question twice, and every question asked is one paid call in the ledger.
+    asked = Counter(question(r) for r in chat_requests(fake_llm))
+    assert set(asked.values()) == {1}
+    calls = LLMCall.objects.all()
+    assert calls.count() == len(asked) == run.judge_requests
+    assert run.cost_jpy == pytest.approx(calls.aggregate(jpy=Sum("cost_jpy"))["jpy"]) == pytest.approx(
+        len(asked) * CALL_JPY
+    )
+    assert TrialLog.objects.filter(stage=3, layer3_metrics__isnull=True).count() == 0
+    batch.refresh_from_db()
+    assert batch.layer3_results["gvContentRelevance"]["sampleSize"] > 0
+
+
+def test_a_worker_killed_mid_chunk_loses_that_chunk_only_and_the_run_completes_exactly(batch, workers, fake_llm):
+    fake_llm.latency = 0.4  # long enough to catch a worker in the middle of a chunk
+    run = layer3_run_create(batch=batch, options=EvaluationOptions(judge="llm"), enqueue=True)
+    victim = workers.pids[1]
+
+    def victim_mid_chunk():
+        return JobChunk.objects.filter(job_id=run.job_id, status="running", token__contains=f":{victim}:").first()
+
+    chunk = wait_until(victim_mid_chunk, timeout=60, what="the second worker claiming a chunk")
+    wait_until(lambda: len(chat_requests(fake_llm)) > 2, timeout=30, what="judge calls in flight")
+    workers.kill(1)
+    run = finished(run, workers)
+    assert (run.status, run.evaluated_count, run.error_count, run.skipped_count) == ("succeeded", 18, 1, 0)
+    job = Job.objects.get(pk=run.job_id)
+    assert job.status == "succeeded" and job.progress_done == job.progress_total == 19
+    chunk.refresh_from_db()
+    assert chunk.status == "done" and chunk.attempts == 2 and f":{victim}:" not in chunk.token
+    assert JobChunk.objects.filter(job_id=run.job_id).exclude(status="done").count() == 0
+    # No duplicate rows: one problem row for the broken trial, each trial's metrics once, one ledger
+    # answer per question (a call the dead worker had in flight was asked again: it was never recorded).
+    assert Layer3RunProblem.objects.filter(run=run).count() == 1
+    assert TrialLog.objects.filter(stage=3, layer3_metrics__isnull=True).count() == 0
+    ok = LLMCall.objects.filter(status="ok")
+    assert ok.count() == ok.values("cache_key").distinct().count()
+    assert run.judge_requests == LLMCall.objects.count()
+
+
+def test_a_budget_shared_by_two_workers_stops_the_run_within_one_call_of_it(batch, workers, fake_llm):
+    amount = 40 * CALL_JPY  # about a third of what the batch's questions cost
+    options = EvaluationOptions(judge="llm", budget=amount, budget_currency="JPY")
+    run = layer3_run_create(batch=batch, options=options, enqueue=True)
+    run = finished(run, workers)
+    assert run.status == "stopped_by_budget" and run.unjudged_count > 0
+    assert run.evaluated_count + run.error_count + run.unjudged_count == 19
+    ledger = LLMBudget.objects.get(key=budget_key(run))
+    paid = LLMCall.objects.aggregate(jpy=Sum("cost_jpy"))["jpy"]
+    # Within one call of the budget, whatever worker made the last call; the ledger, the run and the
+    # budget agree to the yen.
+    assert abs(paid - amount) <= CALL_JPY + 1e-9, (paid, amount, CALL_JPY)
+    assert round(ledger.spent) == round(paid) == round(run.cost_jpy) and ledger.reserved == pytest.approx(0)
+    assert ledger.calls == LLMCall.objects.count() == run.judge_requests
+    assert len(claimers(run)) == 2
+    job = Job.objects.get(pk=run.job_id)
+    assert job.status == "succeeded" and job.result["left_for_later"] == run.unjudged_count
