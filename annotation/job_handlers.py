@@ -4,16 +4,20 @@ from __future__ import annotations
 
 from urllib.parse import urlencode
 
+from django.conf import settings
 from django.urls import reverse
 from django.utils.translation import gettext as _
 from django.utils.translation import gettext_lazy
 
 from annotation.aggregation.reports import N_BOOT, SEED
-from annotation.llm_rater import llm_rate
+from annotation.llm_rater import RateSummary, llm_rate_part, llm_rate_start, llm_rater_account, to_rate_by_pk
 from annotation.models import Batch
 from annotation.services import agreement_report_create
+from core.chunks import ChunkWork, Summary, chunk_results, chunked, chunks_create, work_on
 from core.job_display import register_job_display
 from core.jobs import job_handler
+from core.models import Job
+from llm import budgets
 from llm.services import Budget
 
 AGREEMENT_REPORT = "annotation.agreement_report"
@@ -47,25 +51,95 @@ register_job_display(AGREEMENT_REPORT, gettext_lazy("Agreement report"), _report
 
 
 @job_handler(LLM_RATE)
-def llm_rate_batch(job, progress) -> dict:
+def llm_rate_batch(job, progress):
     """Rate one batch with an LLM rater (``annotation.llm_rater``); params ``{"batch_id": int, "model": str,
-    "budget": number or null, "currency": "JPY" | "USD", "force": bool}``. Offline the job fails saying why."""
+    "budget": number or null, "currency": "JPY" | "USD", "force": bool}``. Offline the job fails saying why.
+
+    The dialogues to rate are split into chunks (``core.chunks``) that every worker takes, under one
+    budget for the job (``llm.budgets``); whoever stores the last chunk adds up the summary.
+    """
     params = job.params
     batch = Batch.objects.filter(pk=params.get("batch_id")).first()
     if batch is None:
         raise ValueError(f"params.batch_id: no batch with id {params.get('batch_id')!r} (deleted?)")
     amount = params.get("budget")
     budget = None if amount is None else Budget(float(amount), str(params.get("currency", "JPY")).upper())
-
-    def report(done: int, total: int) -> None:
-        progress(done, total, f"batch {batch.name}: {done} of {total} dialogues rated by the LLM")
-
     progress(0, None, f"batch {batch.name}: rating with {params.get('model') or 'the default model'}", force=True)
-    summary = llm_rate(
-        batch=batch, model=params.get("model") or None, budget=budget, progress=report,
-        force=bool(params.get("force")), user=job.created_by,
-    )  # fmt: skip
-    return {**summary.as_dict(), "batch_id": batch.pk}
+    _account, dialogues, summary = llm_rate_start(batch=batch, model=params.get("model") or None, force=_force(job))
+    progress(0, len(dialogues), f"batch {batch.name}: {len(dialogues)} dialogues to rate", force=True)
+    if not dialogues:
+        return {**summary.as_dict(), "batch_id": batch.pk}
+    if budget is not None:
+        budgets.shared_budget(_budget_key(job), budget.amount, budget.currency)
+    size = settings.LLM_RATE_CHUNK_SIZE
+    start = summary.as_dict()
+    payloads = [
+        {
+            "model": summary.model,
+            "dialogues": [d.pk for d in dialogues[at : at + size]],
+            "start": start if at == 0 else None,
+        }
+        for at in range(0, len(dialogues), size)
+    ]
+    chunks_create(job, payloads)
+    return work_on(job.pk)
+
+
+def _force(job) -> bool:
+    return bool(job.params.get("force"))
+
+
+def _budget_key(job) -> str:
+    return f"annotation.llm_rate:{job.pk}"
+
+
+def _rate_chunk(job, payload) -> ChunkWork:
+    params = job.params
+    account = llm_rater_account(model=payload["model"])
+    dialogues = to_rate_by_pk(payload["dialogues"])
+    budget = None
+    if params.get("budget") is not None:
+        currency = str(params.get("currency", "JPY")).upper()
+        budget = Budget(float(params["budget"]), currency, ledger=_budget_key(job))
+    part = RateSummary(batch="", model=payload["model"], prompt="", rater="", username="", guidelines="")
+    store = llm_rate_part(part, account, dialogues, budget=budget, force=_force(job), user=job.created_by)
+    result: dict = {}
+
+    def store_and_count() -> None:
+        store()
+        result.update(part.as_dict())
+
+    return ChunkWork(store=store_and_count, items=len(dialogues), result=result,
+                     message=f"{len(dialogues)} dialogues rated by the LLM")  # fmt: skip
+
+
+_ADDED = ("rated", "updated", "unchanged", "skipped", "already_rated", "cached", "cost_usd", "cost_jpy")
+
+
+def _rate_finish(job, summary: Summary) -> tuple[str, dict | None]:
+    if summary.failed:
+        return Job.Status.FAILED, None
+    if summary.cancelled:
+        return Job.Status.CANCELLED, None
+    rows = chunk_results(job)
+    total = dict(rows[0][1]["start"])
+    for status, payload, result in rows:
+        if status != "done":  # left by a spent budget: not asked
+            total["skipped"] += len(payload["dialogues"])
+            continue
+        for name in _ADDED:
+            total[name] += result[name]
+        total["failed"] += result["failed"]
+        total["run_id"] = total["run_id"] or result["run_id"]
+    total["stopped_by_budget"] = budgets.exhausted(_budget_key(job))
+    return Job.Status.SUCCEEDED, {**total, "batch_id": job.params.get("batch_id")}
+
+
+def _rate_halted(job) -> bool:
+    return budgets.exhausted(_budget_key(job))
+
+
+chunked(LLM_RATE, work=_rate_chunk, finish=_rate_finish, halted=_rate_halted)
 
 
 def _llm_rate_summary(result: dict) -> tuple[str, str | None]:

@@ -245,7 +245,16 @@ def llm_rate(
     cache (a changed rating keeps its old values in the edit history, by ``user``). A reply that is not the
     prompt's JSON even after the gateway's re-ask is a failed item with the reason, and nothing is stored
     for it; items the budget left unasked are skipped. Raises ``LLMRaterUnavailable`` without an endpoint.
+    A worker splits the same work into chunks for every worker (``annotation.job_handlers``).
     """
+    account, dialogues, summary = llm_rate_start(batch=batch, model=model, force=force)
+    if dialogues:
+        llm_rate_part(summary, account, dialogues, budget=budget, progress=progress, force=force, user=user)()
+    return summary
+
+
+def llm_rate_start(*, batch: Batch, model: str | None, force: bool):
+    """The rater's account, the dialogues to rate (in id order) and the summary they start from."""
     model = _model(model)
     account = llm_rater_account(model=model)
     dialogues, already = _to_rate(batch, account, force=force)
@@ -254,14 +263,19 @@ def llm_rate(
         username=account.get_username(), guidelines=guidelines_digest(), to_rate=len(dialogues),
         already_rated=0 if force else already,
     )  # fmt: skip
-    if not dialogues:
-        return summary
+    return account, dialogues, summary
+
+
+def llm_rate_part(summary: RateSummary, account, dialogues, *, budget, force: bool, user, progress=None):
+    """Ask the LLM about ``dialogues`` (counted into ``summary``); returns the function that stores the ratings."""
     report = gateway.judge(
-        PROMPT_REF, _items(dialogues), model=model, backend="llm", force=force, budget=budget, progress=progress
-    )
-    summary.run_id, summary.cached = report.run_id, report.cache_hits
-    summary.cost_usd, summary.cost_jpy = report.cost_usd, report.cost_jpy
-    summary.stopped_by_budget = report.stopped_by_budget
+        PROMPT_REF, _items(dialogues), model=summary.model, backend="llm", force=force, budget=budget,
+        progress=progress,
+    )  # fmt: skip
+    summary.run_id, summary.cached = summary.run_id or report.run_id, summary.cached + report.cache_hits
+    summary.cost_usd += report.cost_usd
+    summary.cost_jpy += report.cost_jpy
+    summary.stopped_by_budget |= report.stopped_by_budget
     answers: dict[str, dict] = {}
     for result in report.results:
         if result.status == "ok" and result.parsed is not None:
@@ -270,8 +284,17 @@ def llm_rate(
             summary.skipped += 1
         else:
             summary.failed.append({"id": result.key, "reason": f"{result.status}: {result.error}"})
-    _store(account, dialogues, answers, summary, force=force, user=user, run_id=report.run_id)
-    return summary
+
+    def store() -> None:
+        _store(account, dialogues, answers, summary, force=force, user=user, run_id=report.run_id)
+
+    return store
+
+
+def to_rate_by_pk(pks: list[int]) -> list[Dialogue]:
+    """The dialogues ``pks`` (a chunk of ``llm_rate_start``'s), in id order, with what rating them reads."""
+    fields = ("pk", "external_id", "user_text", "response_text", "context")
+    return list(Dialogue.objects.filter(pk__in=pks).order_by("pk").only(*fields))
 
 
 def _store(account, dialogues, answers: dict[str, dict], summary: RateSummary, *, force: bool, user, run_id) -> None:
@@ -301,4 +324,4 @@ def _store(account, dialogues, answers: dict[str, dict], summary: RateSummary, *
             else:
                 summary.unchanged += 1
         ratings_store(new=new, changed=changed, source=Annotation.Source.LLM, edited_by=user)
-    summary.rated, summary.updated = len(new), len(changed)
+    summary.rated, summary.updated = summary.rated + len(new), summary.updated + len(changed)

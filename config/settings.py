@@ -167,7 +167,7 @@ try:
     # Trials per chunk of a run (the unit stored at once, and the unit a worker takes): without a judge,
     # and with one (then also the most judge calls in flight lost when a worker dies).
     LAYER3_CHUNK_SIZE = env_int("LAYER3_CHUNK_SIZE", 1000, minimum=1)
-    LAYER3_JUDGED_CHUNK_SIZE = env_int("LAYER3_JUDGED_CHUNK_SIZE", 50, minimum=1)
+    LAYER3_JUDGED_CHUNK_SIZE = env_int("LAYER3_JUDGED_CHUNK_SIZE", 10, minimum=1)
     # --- Layer3 widget catalogue: the widget types a new batch's generator could choose from (seed 002 |W|)
     LAYER3_WIDGET_CATALOGUE = _widget_catalogue(env_str("LAYER3_WIDGET_CATALOGUE"))
 
@@ -194,6 +194,11 @@ try:
     LLM_MODEL = env_str("LLM_MODEL")
     DIRECTOR_MODEL = env_str("DIRECTOR_MODEL")  # the Director's LLM review (seed 004 §7); "" = LLM_MODEL
     LLM_MAX_CONCURRENCY = env_int("LLM_MAX_CONCURRENCY", 16, minimum=1)
+    # Calls one worker process keeps in flight (0: up to LLM_MAX_CONCURRENCY). With shared limits, the
+    # site's LLM_MAX_CONCURRENCY is divided among the workers that ask; this caps each one's share.
+    LLM_WORKER_CONCURRENCY = env_int("LLM_WORKER_CONCURRENCY", 0, minimum=0)
+    # Dialogues per chunk of an LLM rater job (the unit a worker takes and stores at once).
+    LLM_RATE_CHUNK_SIZE = env_int("LLM_RATE_CHUNK_SIZE", 20, minimum=1)
     LLM_REQUESTS_PER_MINUTE = env_int("LLM_REQUESTS_PER_MINUTE", 0, minimum=0)
     LLM_TIMEOUT_SECONDS = env_float("LLM_TIMEOUT_SECONDS", 60.0, minimum=0.1)
     LLM_MAX_RETRIES = env_int("LLM_MAX_RETRIES", 4, minimum=0)

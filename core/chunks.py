@@ -57,6 +57,7 @@ class ChunkWork:
     store: Callable[[], None]  # the chunk's writes, in the transaction that marks it done
     items: int = 0  # towards the job's progress
     message: str = ""
+    result: dict | None = None  # kept on the chunk for ``finish`` (``chunk_results``)
 
 
 @dataclass
@@ -188,7 +189,7 @@ def _commit(job: Job, chunk: JobChunk, token: str, work: ChunkWork) -> None:
         if not mine.exists():
             raise ChunkLost
         work.store()
-        mine.update(status=JobChunk.Status.DONE, finished_at=timezone.now(), items=work.items)
+        mine.update(status=JobChunk.Status.DONE, finished_at=timezone.now(), items=work.items, result=work.result)
         Job.objects.filter(pk=job.pk).update(
             progress_done=F("progress_done") + work.items, **({"message": work.message[:255]} if work.message else {})
         )
@@ -209,6 +210,11 @@ def _skip_open(job: Job, *, only_queued: bool = True) -> None:
     JobChunk.objects.filter(job=job, status__in=statuses).update(
         status=JobChunk.Status.SKIPPED, finished_at=timezone.now()
     )
+
+
+def chunk_results(job: Job) -> list[tuple[str, object, dict | None]]:
+    """``(status, payload, result)`` of each of ``job``'s chunks, in order (for a kind's ``finish``)."""
+    return list(JobChunk.objects.filter(job=job).order_by("index").values_list("status", "payload", "result"))
 
 
 def finish_if_done(job_id) -> bool:

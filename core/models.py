@@ -119,6 +119,7 @@ class JobChunk(models.Model):
     token = models.CharField(_("claimed by"), max_length=200, blank=True)  # host:pid:uuid of the claimer
     attempts = models.PositiveSmallIntegerField(_("attempts"), default=0)
     items = models.PositiveIntegerField(_("items"), default=0)  # what it counted towards the job's progress
+    result = models.JSONField(_("result"), null=True, blank=True)  # what its kind's finish adds up
     heartbeat_at = models.DateTimeField(_("heartbeat"), null=True, blank=True)
     finished_at = models.DateTimeField(_("finished at"), null=True, blank=True)
     error = models.TextField(_("error"), blank=True)

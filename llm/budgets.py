@@ -1,11 +1,11 @@
 """Budget guards for the gateway's calls: one run's in memory, or one shared by every worker in the database.
 
 ``_run_calls`` asks ``reserve()`` before each call and ``settle()`` after it with what it cost.
-``reserve`` answers ``TAKEN`` (make the call), ``WAIT`` (the amount is held by calls in flight, which
-may cost less than their estimates: ask again when one returns) or ``SPENT`` (refused with nothing in
-flight: the budget is spent, within one call of its amount). ``LocalGuard`` keeps the sums in this process (one ``judge`` call); ``SharedGuard``
-keeps them in an ``LLMBudget`` row, so the workers that share a run share its amount: the reservation
-is one conditional ``UPDATE``, atomic under PostgreSQL's row lock and SQLite's single writer.
+``reserve`` answers ``TAKEN`` (make the call), ``WAIT`` (the amount is held by calls in flight, which may cost
+less than their estimates: ask again when one returns) or ``SPENT`` (refused with nothing in flight: the
+budget is spent, within one call of its amount). ``LocalGuard`` keeps the sums in this process (one ``judge``
+call); ``SharedGuard`` keeps them in an ``LLMBudget`` row, so the workers that share a run share its amount:
+the reservation is one conditional ``UPDATE``, atomic under PostgreSQL's row lock and SQLite's single writer.
 """
 
 from __future__ import annotations
@@ -14,7 +14,6 @@ from django.db.models import F
 from django.utils import timezone
 
 from llm.models import LLMBudget
-
 
 TAKEN, WAIT, SPENT = "taken", "wait", "spent"
 

@@ -435,15 +435,19 @@ def _run_calls(plan: _Plan, calls: list[_Pending], budget: Budget | None, tick: 
     thread.start()
     gateway = asyncio.run_coroutine_threadsafe(_open_gateway(config), loop).result()
 
+    per_worker = settings.LLM_WORKER_CONCURRENCY or config.max_concurrency
+    slots = asyncio.run_coroutine_threadsafe(_semaphore(min(per_worker, config.max_concurrency)), loop).result()
+
     async def one(p: _Pending) -> None:
         try:
-            outcome = await gateway.ask(plan.prompt, p.messages, model=plan.model, params=plan.params)
+            async with slots:
+                outcome = await gateway.ask(plan.prompt, p.messages, model=plan.model, params=plan.params)
         except BaseException as exc:  # handed back so this thread raises it
             finished.put((p, exc, None))
             raise
         finished.put((p, outcome, price.cost(outcome.tokens_in, outcome.tokens_out)))
 
-    window = config.max_concurrency * 2
+    window = min(per_worker, config.max_concurrency) * 2
     futures = []
     next_call, in_flight, waiting = 0, 0, False
     waited_since = None  # when this worker began waiting for other workers' reservations alone
@@ -452,9 +456,9 @@ def _run_calls(plan: _Plan, calls: list[_Pending], budget: Budget | None, tick: 
         while next_call < len(calls) or in_flight:
             while next_call < len(calls) and in_flight < window:
                 answer = guard.reserve()
-                if answer == budgets.WAIT and in_flight == 0 and waited_since is not None:
-                    if time.monotonic() - waited_since > longest_call:  # held by a worker that died
-                        answer = guard.give_up()
+                alone = answer == budgets.WAIT and in_flight == 0 and waited_since is not None
+                if alone and time.monotonic() - waited_since > longest_call:  # held by a worker that died
+                    answer = guard.give_up()
                 if answer == budgets.WAIT:  # held by calls in flight: ask again when one returns
                     waiting = True
                     break
@@ -503,6 +507,10 @@ def _run_calls(plan: _Plan, calls: list[_Pending], budget: Budget | None, tick: 
 
 async def _open_gateway(config: GatewayConfig) -> Gateway:
     return Gateway(config)
+
+
+async def _semaphore(size: int) -> asyncio.Semaphore:
+    return asyncio.Semaphore(size)
 
 
 def _judge_baseline(prompt: Prompt, items: list[Item], progress) -> Report:

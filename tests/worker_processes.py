@@ -53,7 +53,9 @@ class Workers:
                 process.wait()
 
     def output(self) -> str:
-        return "\n".join(f"--- worker {i} ---\n{log.read_text(errors='replace')[-4000:]}" for i, log in enumerate(self.logs))
+        return "\n".join(
+            f"--- worker {i} ---\n{log.read_text(errors='replace')[-4000:]}" for i, log in enumerate(self.logs)
+        )
 
 
 @contextmanager
@@ -69,9 +71,7 @@ def celery_workers(count: int, *, env: dict[str, str], queue: str, log_dir: Path
         command = [sys.executable, "-m", "celery", "-A", "config", "worker", *pool, "--loglevel", "WARNING"]
         command += ["-n", f"w{index}-{os.getpid()}@%h", "--without-gossip", "--without-mingle", "-Q", queue]
         with log.open("w") as out:
-            processes.append(
-                subprocess.Popen(command, cwd=ROOT, env=environment, stdout=out, stderr=subprocess.STDOUT)
-            )
+            processes.append(subprocess.Popen(command, cwd=ROOT, env=environment, stdout=out, stderr=subprocess.STDOUT))
         logs.append(log)
     workers = Workers(processes, logs)
     try:

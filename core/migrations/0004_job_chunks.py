@@ -21,6 +21,7 @@ class Migration(migrations.Migration):
                 ('token', models.CharField(blank=True, max_length=200, verbose_name='claimed by')),
                 ('attempts', models.PositiveSmallIntegerField(default=0, verbose_name='attempts')),
                 ('items', models.PositiveIntegerField(default=0, verbose_name='items')),
+                ('result', models.JSONField(blank=True, null=True, verbose_name='result')),
                 ('heartbeat_at', models.DateTimeField(blank=True, null=True, verbose_name='heartbeat')),
                 ('finished_at', models.DateTimeField(blank=True, null=True, verbose_name='finished at')),
                 ('error', models.TextField(blank=True, verbose_name='error')),

@@ -309,3 +309,28 @@ def test_llm_ratings_take_no_queue_slot_and_count_in_no_progress_or_completeness
     assert counts() == before_counts  # ratings, annotators, complete, disputed: people's only
     person = Annotation.objects.filter(source=Annotation.Source.IMPORT).first().annotator
     assert batch_progress(batch=batch, annotator=person)["ratings_done"] == 12
+
+
+def test_the_job_split_into_chunks_adds_up_to_what_one_chunk_gives(batch, llm, researcher, settings):
+    from core.models import JobChunk
+
+    settings.LLM_RATE_CHUNK_SIZE = 2
+    job = job_enqueue(kind=LLM_RATE, params={"batch_id": batch.pk, "model": "fake-model"}, user=researcher)
+    job_run(job_id=job.id)
+    job.refresh_from_db()
+    assert job.status == Job.Status.SUCCEEDED, job.error
+    assert list(JobChunk.objects.filter(job=job).values_list("status", flat=True)) == ["done"] * 3
+    assert (job.result["to_rate"], job.result["rated"], job.result["skipped"]) == (6, 5, 0)
+    assert [f["id"] for f in job.result["failed"]] == ["dialogue_005"] and not job.result["stopped_by_budget"]
+    assert (job.progress_done, job.progress_total) == (6, 6) and _llm_ratings().count() == 5
+
+
+def test_a_spent_budget_skips_the_chunks_left_and_the_job_says_so(batch, llm, researcher, settings):
+    settings.LLM_RATE_CHUNK_SIZE = 2
+    params = {"batch_id": batch.pk, "model": "fake-model", "budget": 0, "currency": "USD"}
+    job = job_enqueue(kind=LLM_RATE, params=params, user=researcher)
+    job_run(job_id=job.id)
+    job.refresh_from_db()
+    assert job.status == Job.Status.SUCCEEDED, job.error
+    assert (job.result["rated"], job.result["skipped"], job.result["stopped_by_budget"]) == (0, 6, True)
+    assert _llm_ratings().count() == 0

@@ -20,7 +20,6 @@ from layer3.models import Batch, Layer3Run, Layer3RunProblem, TrialLog
 from layer3.runs.options import EvaluationOptions
 from layer3.runs.services import budget_key, layer3_run_create
 from llm.models import LLMBudget, LLMCall
-from tests.fakes.openai_server import Reply
 from tests.layer3.conftest import judge_reply
 from tests.llm.conftest import PRICES
 from tests.llm.limits_support import most_in_window
@@ -124,8 +123,10 @@ def test_two_workers_share_a_judged_run_under_one_rate_limit_and_ask_each_questi
     assert set(asked.values()) == {1}
     calls = LLMCall.objects.all()
     assert calls.count() == len(asked) == run.judge_requests
-    assert run.cost_jpy == pytest.approx(calls.aggregate(jpy=Sum("cost_jpy"))["jpy"]) == pytest.approx(
-        len(asked) * CALL_JPY
+    assert (
+        run.cost_jpy
+        == pytest.approx(calls.aggregate(jpy=Sum("cost_jpy"))["jpy"])
+        == pytest.approx(len(asked) * CALL_JPY)
     )
     assert TrialLog.objects.filter(stage=3, layer3_metrics__isnull=True).count() == 0
     batch.refresh_from_db()
