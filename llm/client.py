@@ -99,12 +99,19 @@ def _mode_rejected(exc: Exception) -> bool:
     return "response_format" in text or "json_schema" in text or "json mode" in text or "json_object" in text
 
 
+def open_client(config: GatewayConfig) -> openai.AsyncOpenAI:
+    return openai.AsyncOpenAI(
+        base_url=config.base_url, api_key=config.api_key or "not-needed", timeout=config.timeout, max_retries=0
+    )
+
+
 class Gateway:
-    def __init__(self, config: GatewayConfig, limits: Limits | None = None) -> None:
+    def __init__(self, config: GatewayConfig, limits: Limits | None = None, client=None) -> None:
+        """``client``: an ``openai.AsyncOpenAI`` to share (its connections and TLS context outlive this run);
+        by default the gateway opens its own and closes it with itself."""
         self.config = config
-        self.client = openai.AsyncOpenAI(
-            base_url=config.base_url, api_key=config.api_key or "not-needed", timeout=config.timeout, max_retries=0
-        )
+        self._owns_client = client is None
+        self.client = client if client is not None else open_client(config)
         self.limits = (
             limits
             if limits is not None
@@ -124,7 +131,8 @@ class Gateway:
 
     async def close(self) -> None:
         try:
-            await self.client.close()
+            if self._owns_client:
+                await self.client.close()
         finally:
             await self.limits.close()
 

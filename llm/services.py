@@ -21,6 +21,7 @@ import asyncio
 import contextlib
 import hashlib
 import json
+import os
 import queue
 import threading
 import time
@@ -37,7 +38,7 @@ from django.utils import timezone
 from core.endpoints import endpoint_label
 from llm import baseline, budgets, claims, pricing
 from llm import prompt_library as _library  # noqa: F401 - registers the project's prompts
-from llm.client import Gateway, GatewayConfig, Outcome
+from llm.client import Gateway, GatewayConfig, Outcome, open_client
 from llm.models import LLMCall, LLMRun
 from llm.prompts import Prompt, get
 
@@ -430,9 +431,7 @@ def _run_calls(plan: _Plan, calls: list[_Pending], budget: Budget | None, tick: 
     currency = budget.currency if budget is not None else "USD"
     finished: queue.Queue = queue.Queue()
     config = gateway_config()
-    loop = asyncio.new_event_loop()
-    thread = threading.Thread(target=loop.run_forever, name="llm-calls", daemon=True)
-    thread.start()
+    loop = _call_loop()
     gateway = asyncio.run_coroutine_threadsafe(_open_gateway(config), loop).result()
 
     per_worker = settings.LLM_WORKER_CONCURRENCY or config.max_concurrency
@@ -499,14 +498,33 @@ def _run_calls(plan: _Plan, calls: list[_Pending], budget: Budget | None, tick: 
             future.cancel()
         with contextlib.suppress(Exception):
             asyncio.run_coroutine_threadsafe(gateway.close(), loop).result(timeout=10)
-        loop.call_soon_threadsafe(loop.stop)
-        thread.join(timeout=10)
-        if not thread.is_alive():
-            loop.close()
+
+
+# The calls of every run in this process go through one event loop in a helper thread, and each endpoint
+# through one HTTP client on it: a run's TLS context and connections are not made again for each run
+# (with chunked jobs a worker makes many short runs). A forked child starts its own loop.
+_loop_lock = threading.Lock()
+_loop: asyncio.AbstractEventLoop | None = None
+_loop_pid = 0
+_clients: dict[tuple, object] = {}
+
+
+def _call_loop() -> asyncio.AbstractEventLoop:
+    global _loop, _loop_pid
+    with _loop_lock:
+        if _loop is None or _loop_pid != os.getpid() or _loop.is_closed():
+            _loop, _loop_pid = asyncio.new_event_loop(), os.getpid()
+            _clients.clear()
+            threading.Thread(target=_loop.run_forever, name="llm-calls", daemon=True).start()
+        return _loop
 
 
 async def _open_gateway(config: GatewayConfig) -> Gateway:
-    return Gateway(config)
+    key = (config.base_url, config.api_key, config.timeout)
+    client = _clients.get(key)
+    if client is None:
+        client = _clients[key] = open_client(config)
+    return Gateway(config, client=client)
 
 
 async def _semaphore(size: int) -> asyncio.Semaphore:

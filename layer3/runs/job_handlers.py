@@ -6,12 +6,14 @@ from django.urls import reverse
 from django.utils.translation import gettext as _
 from django.utils.translation import gettext_lazy
 
-from core.chunks import ChunkWork, Summary, chunked, chunks_create, work_on
+from core.chunks import ChunkWork, Summary, chunk_results, chunked, chunks_create, work_on
 from core.job_display import register_job_display
 from core.jobs import JobCancelled, job_handler
-from core.models import Job
-from layer3.models import Layer3Run
-from layer3.runs.options import EvaluationOptions
+from core.jsonl import gc_paused
+from core.models import Job, JobChunk
+from layer3.models import Layer3Run, TrialLog
+from layer3.runs.options import TARGET_STAGE, EvaluationOptions
+from layer3.runs.reads import without_details
 from layer3.runs.services import (
     layer3_run_claim,
     layer3_run_complete,
@@ -74,10 +76,16 @@ def _work(job, payload) -> ChunkWork:
     options = EvaluationOptions.from_request(run.options)
     part = [(pk, tuple(blocks), stored) for pk, blocks, stored in payload["trials"]]
     outcome = layer3_run_evaluate_part(run, options, part, uses_judge=payload["judged"])
+    summaries = None
+    if payload.get("summaries"):
+        configs = outcome.model_configs
+        with gc_paused():
+            summaries = {"summaries": [[configs[pk], without_details(metrics)] for pk, metrics in outcome.written]}
     return ChunkWork(
         store=lambda: store_chunk(run, outcome),
         items=outcome.evaluated + len(outcome.errors) + outcome.unjudged,
         message=f"trial {outcome.last_trial}" if outcome.last_trial else "",
+        result=summaries,
     )
 
 
@@ -93,7 +101,20 @@ def _finish(job, summary: Summary) -> tuple[str, dict | None]:
     if summary.cancelled:
         layer3_run_finish(run, Layer3Run.Status.CANCELLED)
         return Job.Status.CANCELLED, None
-    return Job.Status.SUCCEEDED, _result(layer3_run_complete(run))
+    return Job.Status.SUCCEEDED, _result(layer3_run_complete(run, summaries=_written(job, run)))
+
+
+def _written(job, run: Layer3Run) -> list[tuple[str, dict]] | None:
+    """What the chunks wrote, in id order, if they wrote every target trial of the batch (else None: read back)."""
+    rows = chunk_results(job)
+    if not rows or any(status != "done" or not result for status, _payload, result in rows):
+        return None
+    with gc_paused():
+        written = [(config, summary) for _s, _p, result in rows for config, summary in result["summaries"]]
+    JobChunk.objects.filter(job=job).update(result=None)  # done with: not kept with the job
+    if len(written) != TrialLog.objects.filter(batch=run.batch, stage=TARGET_STAGE).count():
+        return None
+    return written
 
 
 def _result(run: Layer3Run) -> dict:

@@ -200,3 +200,20 @@ def test_the_figures_a_whole_batch_run_keeps_in_memory_equal_those_read_back(bat
     batch_results_refresh(batch=batch)
     batch.refresh_from_db()
     assert (batch.layer3_results, batch.layer3_by_model, batch.layer3_statistics) == kept
+
+
+def test_a_run_split_into_chunks_keeps_the_figures_a_single_process_run_gives(batch, monkeypatch, settings):
+    from layer3.runs.services import batch_results_refresh
+
+    settings.LAYER3_JUDGED_CHUNK_SIZE = 4
+    monkeypatch.setattr("core.tasks.run_job.delay", lambda job_id: job_run(job_id=job_id))
+    run = layer3_run_create(batch=batch, options=EvaluationOptions(judge="baseline"), enqueue=True)
+    job_run(job_id=run.job_id)
+    run.refresh_from_db()
+    assert run.status == "succeeded" and Job.objects.get(pk=run.job_id).chunks.count() == 5
+    assert not Job.objects.get(pk=run.job_id).chunks.exclude(result=None).exists()  # the summaries are not kept
+    batch.refresh_from_db()
+    kept = (batch.layer3_results, batch.layer3_by_model, batch.layer3_statistics)
+    batch_results_refresh(batch=batch)
+    batch.refresh_from_db()
+    assert (batch.layer3_results, batch.layer3_by_model, batch.layer3_statistics) == kept
