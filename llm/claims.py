@@ -62,15 +62,21 @@ def _entries(keys: Iterable[str]) -> dict[str, LLMCacheEntry]:
     return found
 
 
-def answers(keys: Iterable[str]) -> dict[str, LLMCall]:
-    """The stored answer of each key that has one (the cache)."""
-    return {key: row.call for key, row in _entries(keys).items() if row.status == Status.DONE and row.call}
+def answers(keys: Iterable[str], *, since: datetime | None = None) -> dict[str, LLMCall]:
+    """The stored answer of each key that has one (the cache); with ``since``, only answers given since then."""
+    return {
+        key: row.call
+        for key, row in _entries(keys).items()
+        if row.status == Status.DONE and row.call and (since is None or row.claimed_at >= since)
+    }
 
 
 class Claims:
     """The claims of one ``judge`` run, under one token."""
 
-    def __init__(self, stale_after: timedelta) -> None:
+    def __init__(self, stale_after: timedelta, *, since: datetime | None = None) -> None:
+        """``since``: an answer given before then is asked again (a refresh that spans several runs)."""
+        self.since = since
         self.token = f"{socket.gethostname()}:{os.getpid()}:{uuid.uuid4().hex[:12]}"[-200:]
         self.stale_after = stale_after
         self.beat_seconds = max(0.5, stale_after.total_seconds() / 4)
@@ -80,6 +86,8 @@ class Claims:
         return row.status == Status.PENDING and row.claimed_at < now - self.stale_after
 
     def _claimable(self, row: LLMCacheEntry, now: datetime) -> bool:
+        if row.status == Status.DONE and self.since is not None and row.claimed_at < self.since:
+            return True  # answered before the refresh began
         return row.status == Status.FAILED or (row.status == Status.DONE and row.call is None) or self._stale(row, now)
 
     def _take_over(self, row: LLMCacheEntry, now: datetime) -> bool:

@@ -177,9 +177,10 @@ class _Plan:
     misses: list[_Pending]
     estimate: pricing.Estimate
     force: bool = False
+    fresh_since: object = None  # datetime: answers given before then are asked again, once
 
 
-def _plan(prompt: Prompt, items: list[Item], *, model: str, force: bool) -> _Plan:
+def _plan(prompt: Prompt, items: list[Item], *, model: str, force: bool, fresh_since=None) -> _Plan:
     params = {**DEFAULT_PARAMS, "max_tokens": prompt.max_tokens}
     endpoint = endpoint_label(settings.LLM_BASE_URL)
     pending = []
@@ -187,7 +188,7 @@ def _plan(prompt: Prompt, items: list[Item], *, model: str, force: bool) -> _Pla
         messages = prompt.render(item.variables)
         key = cache_key(endpoint=endpoint, model=model, prompt=prompt, messages=messages, params=params)
         pending.append(_Pending(item, messages, key, pricing.estimate_tokens(messages)))
-    hits = {} if force else claims.answers({p.key for p in pending})
+    hits = {} if force else claims.answers({p.key for p in pending}, since=fresh_since)
     # The same question twice in one run (a generic sample value under the same concern) is asked once.
     misses, asked = [], set(hits)
     for p in pending:
@@ -202,7 +203,7 @@ def _plan(prompt: Prompt, items: list[Item], *, model: str, force: bool) -> _Pla
         calibration=calibration(model),
         price=price,
     )
-    return _Plan(prompt, model, endpoint, params, price, pending, hits, misses, estimate, force)
+    return _Plan(prompt, model, endpoint, params, price, pending, hits, misses, estimate, force, fresh_since)
 
 
 def estimate(prompt_ref: str, items: Iterable[Item], *, model: str | None = None, force: bool = False):
@@ -219,10 +220,14 @@ def judge(
     force: bool = False,
     budget: Budget | None = None,
     progress: Callable[[int, int], None] | None = None,
+    fresh_since=None,
 ) -> Report:
     """Judge every item; never raises for one item's failure (see ``Result.status``).
 
-    ``force`` bypasses reading the cache (the new answers are still stored). ``budget`` stops the
+    ``force`` bypasses reading the cache (the new answers are still stored). ``fresh_since`` (a datetime)
+    refreshes across several calls: an answer given before then is asked again, once, and one given
+    since (by this or another worker) is a cache hit, so a refresh split into chunks pays each question
+    once. ``budget`` stops the
     run before a call that could exceed it; the remaining items are ``not_evaluated``. A question
     another worker is asking is waited for, then answered from its call (``cached``, no cost).
     """
@@ -239,7 +244,7 @@ def judge(
     if not model:
         raise RuntimeError("no model: pass one or set LLM_MODEL")
     started = time.monotonic()
-    plan = _plan(prompt, items, model=model, force=force)
+    plan = _plan(prompt, items, model=model, force=force, fresh_since=fresh_since)
     report = Report(prompt=prompt.ref, model=model, backend="llm", results=[], estimate=plan.estimate)
     run = LLMRun.objects.create(
         prompt=prompt.ref,
@@ -320,7 +325,7 @@ def _left(budget: Budget | None, report: Report) -> Budget | None:
 
 def _answer_misses(run, plan: _Plan, budget: Budget | None, report: Report):
     """Yield ``(pending, result)`` for each miss: asked here, or answered by the worker that claimed it."""
-    flight = claims.Claims(stale_after())
+    flight = claims.Claims(stale_after(), since=plan.fresh_since)
     if plan.force:  # a regeneration: always asked, never waited for
         for p, outcome, cost in _run_calls(plan, plan.misses, budget):
             yield p, _store(run, plan, p, outcome, cost, report, flight.record_forced)

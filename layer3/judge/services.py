@@ -32,6 +32,7 @@ class JudgeSettings:
     model: str | None = None  # None: settings.LLM_MODEL
     refresh: bool = False
     budget: gateway.Budget | None = None  # what is left of the run's budget
+    fresh_since: object = None  # datetime: a refresh over several calls (a chunked run): asked again once since
 
     def __post_init__(self):
         if self.backend not in BACKENDS:
@@ -89,6 +90,7 @@ def judge_trials(questions: Sequence[TrialQuestions], settings: JudgeSettings) -
             backend=settings.backend,
             force=settings.refresh,
             budget=budget,
+            fresh_since=settings.fresh_since,
         )
         judgement.evaluator_model = report.model
         judgement.judges[attribute] = judge_record(report.backend, report.model, report.prompt)

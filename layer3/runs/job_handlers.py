@@ -20,7 +20,6 @@ from layer3.runs.services import (
     layer3_run_evaluate_part,
     layer3_run_finish,
     layer3_run_plan,
-    options_budget_spent,
     store_chunk,
 )
 
@@ -89,10 +88,6 @@ def _work(job, payload) -> ChunkWork:
     )
 
 
-def _halted(job) -> bool:
-    return options_budget_spent(Layer3Run(pk=job.params.get("run_id")))
-
-
 def _finish(job, summary: Summary) -> tuple[str, dict | None]:
     run = _run(job.params.get("run_id"))
     if summary.failed:
@@ -132,7 +127,9 @@ def _result(run: Layer3Run) -> dict:
     }
 
 
-chunked(EVALUATE, work=_work, finish=_finish, halted=_halted)
+# No halt on a spent budget: the chunks left still get their automatic blocks (their judge calls are refused
+# at once and the trials counted as left for later), as in a single-process run.
+chunked(EVALUATE, work=_work, finish=_finish)
 
 
 def _run_summary(result: dict) -> tuple[str, str | None]:

@@ -221,10 +221,7 @@ def _execute(run: Layer3Run, options: EvaluationOptions, observer: RunObserver) 
             with gc_paused():  # summaries of every trial so far stay alive: the collector would scan them all
                 configs = outcome.model_configs
                 computed.update((pk, (configs[pk], without_details(metrics))) for pk, metrics in outcome.written)
-        observer.chunk(run, outcome)
-        judgement = outcome.judgement
-        if judgement is not None and judgement.stopped_by_budget:
-            break
+        observer.chunk(run, outcome)  # after a budget stop the rest still gets its automatic blocks
     whole_batch = (
         computed is not None and len(computed) == TrialLog.objects.filter(batch=run.batch, stage=TARGET_STAGE).count()
     )
@@ -241,9 +238,11 @@ def layer3_run_evaluate_part(
         budget = None
         if options.budget is not None:
             budget = gateway.Budget(options.budget, options.budget_currency, ledger=budget_key(run))
+        # A refresh asks each question again once in this run, whichever chunk or worker meets it first.
         judge_settings = JudgeSettings(
-            backend=options.judge, model=options.llm_model or None, refresh=options.refresh_judge, budget=budget
-        )
+            backend=options.judge, model=options.llm_model or None, budget=budget,
+            fresh_since=run.started_at if options.refresh_judge else None,
+        )  # fmt: skip
 
         def judge(questions):
             return judge_trials(questions, judge_settings)
