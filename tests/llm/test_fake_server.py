@@ -174,11 +174,15 @@ def test_concurrent_requests_do_not_serialise():
         for thread in threads:
             thread.join()
         elapsed = time.monotonic() - started
+        in_flight = server.max_in_flight
 
     assert errors == []
     assert len(results) == 32
     assert len({completion.id for completion in results}) == 32
-    assert elapsed < 1.5
+    # Served at once, not one after another: several answers were pending together, and the 32 took less
+    # than 32 latencies (a wall-clock bound a busy machine cannot break, unlike a tight one).
+    assert in_flight >= 4
+    assert elapsed < 32 * 0.2
 
 
 def test_requests_are_recorded_with_headers(server):
