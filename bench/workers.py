@@ -97,6 +97,8 @@ def _bench(args, base_env: dict, var: Path) -> int:
 
 
 def _judged_part(args, base_env: dict, var: Path, fake) -> None:
+    from tests.llm.limits_support import most_in_window
+
     judged = _judged_batch(args.items, var)
     print(f"judged batch: {judged.trials} trials, {judged.calls} judge calls a run; fake latency {args.latency} s,")
     print(f"  {args.per_worker} calls in flight per worker, no binding rate limit\n")
@@ -115,8 +117,8 @@ def _judged_part(args, base_env: dict, var: Path, fake) -> None:
     steady = _steady_rate(arrivals)
     print(f"\n4 workers under LLM_REQUESTS_PER_MINUTE={limit} ({limit / 60:.1f}/s): {seconds:.2f} s, {calls} calls")
     print(f"  the fake saw {steady:.2f} requests/s between its 10th and its last request"
-          f" ({steady / (limit / 60):.3f} of the limit); most in any 60 s window: {_most_in(arrivals, 60)}"
-          f", in any 1 s window: {_most_in(arrivals, 1)} (limit {limit / 60:.0f})")  # fmt: skip
+          f" ({steady / (limit / 60):.3f} of the limit); most in any 60 s window: {most_in_window(arrivals, 60)}"
+          f", in any 1 s window: {most_in_window(arrivals, 1)} (limit {limit / 60:.0f})")  # fmt: skip
     print("  trace (requests per second, by the fake's clock): " + " ".join(str(n) for n in _per_second(arrivals)))
 
 
@@ -237,15 +239,6 @@ def _steady_rate(arrivals: list[float]) -> float:
     if len(ordered) < 20:
         return float("nan")
     return (len(ordered) - 10) / (ordered[-1] - ordered[9])
-
-
-def _most_in(arrivals: list[float], width: float) -> int:
-    ordered, most, first = sorted(arrivals), 0, 0
-    for last, t in enumerate(ordered):
-        while t - ordered[first] >= width:
-            first += 1
-        most = max(most, last - first + 1)
-    return most
 
 
 def _per_second(arrivals: list[float]) -> list[int]:

@@ -201,13 +201,12 @@ def _fail(job: Job, chunk: JobChunk, token: str, exc: Exception) -> None:
         JobChunk.objects.filter(pk=chunk.pk, token=token).update(
             status=JobChunk.Status.FAILED, finished_at=timezone.now(), error=error
         )
-        _skip_open(job, only_queued=True)
+        _skip_open(job)
 
 
-def _skip_open(job: Job, *, only_queued: bool = True) -> None:
+def _skip_open(job: Job) -> None:
     """The chunks nobody works on are skipped (cancelled, halted or failed job); running ones finish."""
-    statuses = [JobChunk.Status.QUEUED] if only_queued else list(JobChunk.OPEN)
-    JobChunk.objects.filter(job=job, status__in=statuses).update(
+    JobChunk.objects.filter(job=job, status=JobChunk.Status.QUEUED).update(
         status=JobChunk.Status.SKIPPED, finished_at=timezone.now()
     )
 
@@ -228,11 +227,12 @@ def finish_if_done(job_id) -> bool:
             if not open_.filter(status=JobChunk.Status.QUEUED).exists():
                 transaction.on_commit(lambda: _check_later(job_id))
             return False
-        statuses = Counter(JobChunk.objects.filter(job=job).values_list("status", flat=True))
-        errors = list(JobChunk.objects.filter(job=job, status=JobChunk.Status.FAILED).values_list("error", flat=True))
+        rows = list(JobChunk.objects.filter(job=job).order_by("index").values_list("status", "items", "error"))
+        errors = [error for status, _items, error in rows if status == JobChunk.Status.FAILED]
+        statuses = Counter(status for status, _items, _error in rows)
         summary = Summary(counts=dict(statuses), errors=errors, cancelled=job.cancel_requested)
         status, result = _KINDS[job.kind].finish(job, summary)
-        done = sum(JobChunk.objects.filter(job=job).values_list("items", flat=True))
+        done = sum(items for _status, items, _error in rows)
         Job.objects.filter(pk=job.pk).update(
             status=status,
             result=result,

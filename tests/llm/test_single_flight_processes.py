@@ -10,7 +10,6 @@ import subprocess
 import sys
 from collections import Counter
 from pathlib import Path
-from urllib.parse import quote
 
 import pytest
 from django.db import connection
@@ -19,6 +18,7 @@ from django.db.models import Sum
 from llm.models import LLMCacheEntry, LLMCall, LLMRun
 from tests.fakes.openai_server import FakeOpenAI, Reply
 from tests.llm.conftest import PRICES
+from tests.worker_processes import database_url
 
 pytestmark = [
     pytest.mark.django_db(transaction=True),
@@ -33,17 +33,11 @@ CALL_USD = (USAGE[0] * PRICE["input_usd"] + USAGE[1] * PRICE["output_usd"]) / 1e
 CALL_JPY = (USAGE[0] * PRICE["input_jpy"] + USAGE[1] * PRICE["output_jpy"]) / 1e6
 
 
-def _database_url() -> str:
-    db = connection.settings_dict
-    user = quote(db["USER"] or "", safe="")
-    password = f":{quote(db['PASSWORD'], safe='')}" if db["PASSWORD"] else ""
-    return f"postgres://{user}{password}@{db['HOST'] or '127.0.0.1'}:{db['PORT'] or 5432}/{db['NAME']}"
-
-
 def _environment(server: FakeOpenAI, var_dir: Path) -> dict:
     env = {k: v for k, v in os.environ.items() if k != "PYTEST_XDIST_WORKER"}
     env.update(
-        DJANGO_SETTINGS_MODULE="config.settings", VAR_DIR=str(var_dir), DATABASE_URL=_database_url(),
+        DJANGO_SETTINGS_MODULE="config.settings", VAR_DIR=str(var_dir),
+        DATABASE_URL=database_url(connection.settings_dict),
         LLM_BASE_URL=server.base_url, LLM_API_KEY="sk-test", LLM_MODEL="fake-model", LLM_PRICES=json.dumps(PRICES),
         LLM_MAX_CONCURRENCY="4", LLM_TIMEOUT_SECONDS="10", LLM_MAX_RETRIES="2", LLM_REQUESTS_PER_MINUTE="0",
         LOG_LEVEL="WARNING",
