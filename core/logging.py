@@ -80,6 +80,9 @@ def _logged_response():
     return None
 
 
+_DONE = "forbidden_one_line"
+
+
 class ForbiddenOneLineFilter(logging.Filter):
     """``django.request``'s record of a 403 as one WARNING line: ``Forbidden: <method> <path> (user <id>):
     <reason>``, without a traceback.
@@ -91,8 +94,8 @@ class ForbiddenOneLineFilter(logging.Filter):
 
     def filter(self, record: logging.LogRecord) -> bool:
         request = getattr(record, "request", None)
-        if getattr(record, "status_code", None) != 403 or request is None:
-            return True
+        if getattr(record, "status_code", None) != 403 or request is None or getattr(record, _DONE, False):
+            return True  # a second configuration of logging (Celery's worker sets Django up again) adds us twice
         exception = record.exc_info[1] if record.exc_info else None
         reason = str(exception) if exception is not None else _response_reason(_logged_response())
         path = request.path.encode("unicode_escape").decode("ascii")  # as Django writes it
@@ -101,6 +104,7 @@ class ForbiddenOneLineFilter(logging.Filter):
         record.args = (method, path, _user_id(request)) + ((_one_line(reason),) if reason else ())
         record.exc_info, record.exc_text, record.stack_info = None, None, None
         record.levelno, record.levelname = logging.WARNING, logging.getLevelName(logging.WARNING)
+        setattr(record, _DONE, True)
         return True
 
 

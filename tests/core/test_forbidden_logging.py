@@ -88,3 +88,30 @@ def test_a_server_error_keeps_its_traceback(caplog):
         )  # fmt: skip
     (record,) = caplog.records
     assert record.exc_info is not None and "Traceback" in caplog.text and "RuntimeError: boom" in caplog.text
+
+
+def test_a_second_filter_on_the_logger_keeps_the_reason(caplog):
+    """Celery's worker sets Django up again, which configures logging again: ``dictConfig`` adds the logger's
+    filters a second time (it replaces handlers, not filters). The second pass must not drop the reason."""
+    from django.core.exceptions import PermissionDenied
+
+    from core.logging import ForbiddenOneLineFilter
+
+    logger = logging.getLogger("django.request")
+    extra_filter = ForbiddenOneLineFilter()
+    logger.addFilter(extra_filter)
+    request = RequestFactory().get("/twice/")
+    request.user = AnonymousUser()
+    try:
+        raise PermissionDenied("not yours")
+    except PermissionDenied:
+        exc_info = sys.exc_info()
+    try:
+        with caplog.at_level(logging.INFO):
+            logger.warning(
+                "Forbidden (Permission denied): %s", request.path, exc_info=exc_info,
+                extra={"status_code": 403, "request": request},
+            )  # fmt: skip
+    finally:
+        logger.removeFilter(extra_filter)
+    assert_one_line(caplog, "GET /twice/", "user anonymous", ": not yours")
