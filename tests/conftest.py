@@ -26,6 +26,15 @@ django.conf.settings.DATABASES  # noqa: B018 - makes pytest-django finish set-up
 
 import pytest  # noqa: E402
 
+# Hashing a password with the production hasher (PBKDF2, a million rounds) takes about 0.35 s of CPU, and
+# the suite makes a user (with a password) in most database tests: thousands of seconds per run. New
+# passwords are hashed with MD5 in this process; the production hashers stay listed, so their hashes
+# still check. Subprocesses (`make run`, rundev, the demo) keep the production setting.
+django.conf.settings.PASSWORD_HASHERS = [
+    "django.contrib.auth.hashers.MD5PasswordHasher",
+    *django.conf.settings.PASSWORD_HASHERS,
+]
+
 
 @pytest.fixture
 def annotator(db):
