@@ -224,6 +224,9 @@ try:
         + (f"-{_XDIST_WORKER}" if _XDIST_WORKER else "")
         + ":"
     )
+    # How long a concurrency slot of a worker that died stays taken; a live worker renews its leases every
+    # third of this while their requests run, however long they take.
+    LLM_LIMITS_LEASE_SECONDS = env_float("LLM_LIMITS_LEASE_SECONDS", 30.0, minimum=1.0)
     # USD per 1M input/output tokens (list prices, 2025); JPY = USD x LLM_USD_JPY unless given.
     # Models missing here (local servers) cost 0. Override with a JSON object in LLM_PRICES.
     LLM_PRICES = env_json_object(

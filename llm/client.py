@@ -20,7 +20,7 @@ from dataclasses import dataclass, field
 import openai
 from openai.types.chat import ChatCompletion
 
-from llm.limits import DEFAULT_PREFIX, LEASE_MARGIN, Limits, build_limits
+from llm.limits import DEFAULT_PREFIX, LEASE_SECONDS, Limits, build_limits
 from llm.prompts import Prompt
 from llm.schema import ReplyError, parse_reply
 
@@ -48,6 +48,7 @@ class GatewayConfig:
     limits: str = "process"  # process | redis (llm.limits)
     limits_redis_url: str = ""
     limits_key_prefix: str = DEFAULT_PREFIX
+    limits_lease_seconds: float = LEASE_SECONDS  # a dead worker's slot is free again after this
 
 
 @dataclass
@@ -121,7 +122,7 @@ class Gateway:
                 requests_per_minute=config.requests_per_minute,
                 max_concurrency=config.max_concurrency,
                 redis_url=config.limits_redis_url,
-                lease_seconds=config.timeout + LEASE_MARGIN,
+                lease_seconds=config.limits_lease_seconds,
                 prefix=config.limits_key_prefix,
             )
         )

@@ -23,8 +23,8 @@ workers' own clocks never meet. Keys (``{prefix}`` = ``LLM_LIMITS_KEY_PREFIX``):
   on the way (milliseconds). Expires when its time has passed.
 - ``{prefix}leases``: concurrency, a sorted set of lease tokens scored by their expiry. A slot is
   taken when fewer than ``max_concurrency`` unexpired leases remain (expired ones are removed
-  first), given back with ``ZREM``. A lease lasts ``LLM_TIMEOUT_SECONDS + 30`` s and is renewed every
-  third of that while its request runs, so the slots of a crashed or killed worker come back by
+  first), given back with ``ZREM``. A lease lasts ``LLM_LIMITS_LEASE_SECONDS`` (30 s) and is renewed
+  every third of that while its request runs, so the slots of a crashed or killed worker come back by
   themselves within that time. The key expires when its last lease does.
 - ``{prefix}queue``, ``{prefix}waiting``, ``{prefix}tickets``: waiters are served first come, first
   served (a ticket from ``INCR``), so one busy worker cannot starve another. Each process has one
@@ -67,7 +67,7 @@ logger = logging.getLogger("llm")
 
 MODES = ("process", "redis")
 REDIS_ERRORS = (RedisError, OSError)
-LEASE_MARGIN = 30.0  # seconds a concurrency lease outlives the request timeout
+LEASE_SECONDS = 30.0  # how long a concurrency lease lasts unless renewed (LLM_LIMITS_LEASE_SECONDS)
 DEFAULT_PREFIX = "jaiml:llm-limits:"
 WAITER_SECONDS = 2.0  # a waiter that has not asked for a slot for this long loses its place in the queue
 _SLOT_KEYS = ("leases", "queue", "waiting", "tickets")
@@ -342,7 +342,7 @@ def build_limits(
     requests_per_minute: int,
     max_concurrency: int,
     redis_url: str = "",
-    lease_seconds: float = 60.0 + LEASE_MARGIN,
+    lease_seconds: float = LEASE_SECONDS,
     prefix: str = DEFAULT_PREFIX,
 ) -> Limits:
     """The limits for one Gateway: ``process``, or ``redis`` (fail-safe, falling back to per process)."""

@@ -117,6 +117,7 @@ def gateway_config() -> GatewayConfig:
         limits=settings.LLM_LIMITS,
         limits_redis_url=settings.LLM_LIMITS_REDIS_URL,
         limits_key_prefix=settings.LLM_LIMITS_KEY_PREFIX,
+        limits_lease_seconds=settings.LLM_LIMITS_LEASE_SECONDS,
     )
 
 

@@ -169,3 +169,16 @@ def test_a_429_with_retry_after_pauses_the_other_requests_too():
     assert [o.status for o in outcomes] == ["ok"] * 4 and records[0]["status"] == 429
     # The other three items were queued behind the 429, not retrying it: none started before the pause ended.
     assert all(r["at"] >= records[0]["answered"] + 0.6 - 0.01 for r in records[1:])
+
+
+def test_the_lease_of_the_shared_slots_is_the_setting_not_the_request_timeout(settings):
+    from llm.services import gateway_config
+
+    settings.LLM_TIMEOUT_SECONDS, settings.LLM_LIMITS_LEASE_SECONDS = 600.0, 7.5
+    settings.LLM_LIMITS, settings.LLM_LIMITS_REDIS_URL = "redis", DEAD_REDIS
+    settings.LLM_BASE_URL = "http://127.0.0.1:9/v1"
+    gateway = Gateway(gateway_config())
+    try:
+        assert gateway.limits.shared.lease_us == 7_500_000  # a dead worker's slots come back after 7.5 s
+    finally:
+        run_async(gateway.close())

@@ -80,6 +80,7 @@ def workers(fake_llm, settings, tmp_path, request):
         "LLM_LIMITS": "redis", "LLM_LIMITS_REDIS_URL": f"redis://{broker.netloc}/7",
         "LLM_LIMITS_KEY_PREFIX": f"test-{request.node.name[:40]}-{tmp_path.name}:",
         "LAYER3_JUDGED_CHUNK_SIZE": "5", "JOB_CHUNK_STALE_SECONDS": "3",
+        "LLM_LIMITS_LEASE_SECONDS": "3",  # the killed worker's slots come back as soon as its chunk does
     }  # fmt: skip
     queue = app.conf.task_default_queue
     with celery_workers(2, env=env, queue=queue, log_dir=tmp_path / "logs") as started:
