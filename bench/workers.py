@@ -197,7 +197,7 @@ def _run(batch, judge: str, workers: int, env: dict, var: Path, fake) -> tuple[f
     options = EvaluationOptions(judge=judge, force=True)  # the ledger is empty: every question is asked once
     with celery_workers(workers, env=env, queue=env["CELERY_QUEUE"], log_dir=var / "logs") as started:
         wait_until(lambda: len(app.control.ping(timeout=0.5)) >= workers, timeout=60, what="the workers answering")
-        begun, cpu_before = time.monotonic(), _cpu()
+        begun, cpu_before, by_process_before = time.monotonic(), _cpu(), _cpu_by_process()
         run = layer3_run_create(batch=batch, options=options, enqueue=True)
 
         def done():
@@ -211,7 +211,9 @@ def _run(batch, judge: str, workers: int, env: dict, var: Path, fake) -> tuple[f
             raise
         seconds = time.monotonic() - begun
         busy, total = (after - before for after, before in zip(_cpu(), cpu_before, strict=True))
-        print(f"    ({workers} worker(s): the machine's CPUs were {100 * busy / total:.0f} % busy)")
+        spent = _cpu_by_process(since=by_process_before)
+        shares = ", ".join(f"{name} {100 * spent.get(name, 0) / total:.0f} %" for name in _CPU_GROUPS)
+        print(f"    ({workers} worker(s): the machine's CPUs were {100 * busy / total:.0f} % busy: {shares})")
     if run.status != "succeeded":
         raise SystemExit(f"run {run.pk} ended {run.status}: {run.error}")
     arrivals = [r["at"] for r in fake.requests if r["path"] == "/v1/chat/completions"]
@@ -232,6 +234,46 @@ def _cpu() -> tuple[int, int]:
         fields = [int(v) for v in stat.readline().split()[1:]]
     idle = fields[3] + fields[4]
     return sum(fields) - idle, sum(fields)
+
+
+_CPU_GROUPS = ("workers", "PostgreSQL", "Redis", "this process (the fake)", "other")
+
+
+def _cpu_by_process(since: dict | None = None) -> dict:
+    """CPU jiffies (user + system) spent by the workers, PostgreSQL, Redis, this process (which serves the
+    fake endpoint) and the rest; with ``since``, spent since then (a process started meanwhile counts from
+    zero, one that ended meanwhile is not counted). ``{(group, pid, start): jiffies}`` without ``since``."""
+    me = os.getpid()
+    seen: dict = {}
+    for entry in os.listdir("/proc"):
+        if not entry.isdigit():
+            continue
+        try:
+            with open(f"/proc/{entry}/stat") as stat:
+                text = stat.read()
+            with open(f"/proc/{entry}/cmdline", "rb") as cmd:
+                command = cmd.read().replace(b"\0", b" ").decode(errors="replace")
+        except OSError:
+            continue
+        name, fields = text[text.index("(") + 1 : text.rindex(")")], text[text.rindex(")") + 2 :].split()
+        pid = int(entry)
+        if pid == me:
+            group = "this process (the fake)"
+        elif "celery" in command and "worker" in command:
+            group = "workers"
+        elif name.startswith("postgres"):
+            group = "PostgreSQL"
+        elif name.startswith("redis"):
+            group = "Redis"
+        else:
+            group = "other"
+        seen[(group, pid, fields[19])] = int(fields[11]) + int(fields[12])  # utime, stime; starttime keys it
+    if since is None:
+        return seen
+    spent: Counter = Counter()
+    for key, jiffies in seen.items():
+        spent[key[0]] += jiffies - since.get(key, 0)
+    return spent
 
 
 def _steady_rate(arrivals: list[float]) -> float:

@@ -24,7 +24,14 @@ import django.conf
 
 django.conf.settings.DATABASES  # noqa: B018 - makes pytest-django finish set-up in pytest_configure
 
+import hypothesis  # noqa: E402
 import pytest  # noqa: E402
+
+# Property-based tests draw the same examples on every run (a CI run's result never depends on the draw);
+# HYPOTHESIS_PROFILE=explore draws new ones each run, to look for failures (README "Tests").
+hypothesis.settings.register_profile("deterministic", derandomize=True)
+hypothesis.settings.register_profile("explore", derandomize=False)
+hypothesis.settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "deterministic"))
 
 # Hashing a password with the production hasher (PBKDF2, a million rounds) takes about 0.35 s of CPU, and
 # the suite makes a user (with a password) in most database tests: thousands of seconds per run. New

@@ -39,7 +39,8 @@ class Praise:
         self.evaluation = alternation(section["evaluation_words"])
         self.target = alternation(section["targets"])
         self.predicate = alternation(section["predicates"])
-        endings = alternation(section["predicate_endings"]).pattern if section["predicate_endings"] else "(?!)"
+        self.one_ending = alternation(section["predicate_endings"]) if section["predicate_endings"] else None
+        endings = self.one_ending.pattern if self.one_ending is not None else "(?!)"
         self.ending = re.compile(f"(?:{endings})*(?=[…‥〜～ー]*(?:[。！？\\n]|\\Z))")
         self.subject_particles = frozenset(section["subject_particles"])
 
@@ -59,8 +60,20 @@ class Praise:
                 return "retry", [(start, end)], sorted({target.span(), predicate.span()})
             ending = self.ending.match(view, end)
             if ending is not None and self._of_the_listener(view, tokens, sentence_start, start):
-                return "retry_listener", [(start, end)], [(end, ending.end())] if ending.end() > end else []
+                return "retry_listener", [(start, end)], self._endings(view, end, ending.end())
         return "warn", words, []
+
+    def _endings(self, view: str, start: int, stop: int) -> list[tuple[int, int]]:
+        """The spans of the endings between ``start`` and ``stop``, one per ending (よね, よね: two spans,
+        each a word of the list, not one span よねよね)."""
+        spans, position = [], start
+        while position < stop:
+            match = self.one_ending.match(view, position, stop)
+            if match is None or match.end() == position:  # cannot happen: the endings matched up to stop
+                return [(start, stop)]
+            spans.append(match.span())
+            position = match.end()
+        return spans
 
     def _of_the_listener(self, view: str, tokens: Tokens, sentence_start: int, word_start: int) -> bool:
         """Whether the sentence names no subject before ``word_start`` other than a target (あなたは)."""

@@ -1,7 +1,7 @@
 """Evidence spans index the ORIGINAL text, also after normalisation changed its length."""
 
 import pytest
-from hypothesis import HealthCheck, given, settings
+from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 
 from director.rules import analyser as analyser_module
@@ -59,6 +59,7 @@ NOISE = st.text(alphabet="あいう猫ー!！？ ", max_size=3)
     parts=st.lists(st.sampled_from(WORDS + SYMBOLS + SPACES) | NOISE, max_size=30),
     speaker=st.sampled_from(["yana", "ayu"]),
 )
+@example(parts=["すごい", "よね", "よね"], speaker="ayu")  # two endings: two spans, not one よねよね
 def test_every_evidence_span_slices_the_original_text(rules, parts, speaker):
     text = "".join(parts)
     verdict = check_utterance(text, speaker, rules)
