@@ -8,11 +8,11 @@ from itertools import combinations
 import numpy as np
 import pytest
 from scipy import stats
-from statsmodels.stats.multitest import multipletests
 from statsmodels.stats.proportion import confint_proportions_2indep, proportions_ztest
 
 from layer3.statistics import LAYER3_METRICS, REASON_CODES, compare_model_configs, model_samples
 from layer3.statistics.bootstrap import DEFAULT_REPLICATES
+from tests.layer3.statistics.reference import multipletests
 from tests.layer3.statistics.trials import error_trial, judge_label, layer3_trial
 
 TOL = 1e-9

@@ -7,10 +7,10 @@ import numpy as np
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
-from statsmodels.stats.multitest import multipletests
 
 from layer3.statistics import CORRECTIONS, adjust_p_values
 from layer3.statistics.corrections import adjusted_alpha, check_correction, significance_mark
+from tests.layer3.statistics.reference import multipletests
 
 TOL = 1e-9
 

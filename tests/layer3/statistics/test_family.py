@@ -7,7 +7,6 @@ import numpy as np
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
-from statsmodels.stats.multitest import multipletests
 
 from layer3.statistics import compare_model_configs
 from layer3.statistics.corrections import (
@@ -17,6 +16,7 @@ from layer3.statistics.corrections import (
     family_size,
     parse_family,
 )
+from tests.layer3.statistics.reference import multipletests
 from tests.layer3.statistics.trials import error_trial, layer3_trial
 
 TOL = 1e-9
