@@ -216,6 +216,7 @@ def _run(batch, judge: str, workers: int, env: dict, var: Path, fake) -> tuple[f
         print(f"    ({workers} worker(s): the machine's CPUs were {100 * busy / total:.0f} % busy: {shares})")
     if run.status != "succeeded":
         raise SystemExit(f"run {run.pk} ended {run.status}: {run.error}")
+    print("    " + _phases(Job.objects.get(pk=run.job_id)))
     arrivals = [r["at"] for r in fake.requests if r["path"] == "/v1/chat/completions"]
     calls = len(arrivals)
     if judge == "llm" and calls != run.judge_requests:
@@ -226,6 +227,22 @@ def _run(batch, judge: str, workers: int, env: dict, var: Path, fake) -> tuple[f
     ):
         raise SystemExit("a question was asked twice")
     return seconds, calls, arrivals
+
+
+def _phases(job) -> str:
+    """Where the run's time went, by the workers' timestamps: the plan (before any chunk was stored), the
+    chunks (first to last stored), the finish (the figures, after the last chunk)."""
+    from django.db.models import Count, Max, Min
+
+    chunks = job.chunks.aggregate(first=Min("finished_at"), last=Max("finished_at"), n=Count("pk"))
+    if not chunks["n"]:
+        return "(no chunks)"
+    start = job.started_at
+    return (
+        f"(phases: {chunks['n']} chunks; first stored +{(chunks['first'] - start).total_seconds():.1f} s, "
+        f"last +{(chunks['last'] - start).total_seconds():.1f} s, "
+        f"job finished +{(job.finished_at - start).total_seconds():.1f} s after it started)"
+    )
 
 
 def _cpu() -> tuple[int, int]:
@@ -241,8 +258,9 @@ _CPU_GROUPS = ("workers", "PostgreSQL", "Redis", "this process (the fake)", "oth
 
 def _cpu_by_process(since: dict | None = None) -> dict:
     """CPU jiffies (user + system) spent by the workers, PostgreSQL, Redis, this process (which serves the
-    fake endpoint) and the rest; with ``since``, spent since then (a process started meanwhile counts from
-    zero, one that ended meanwhile is not counted). ``{(group, pid, start): jiffies}`` without ``since``."""
+    fake endpoint) and the rest; with ``since``, spent since then. ``{(group, pid, start): jiffies}`` without
+    ``since``. A process's own time and that of its children that ended count in its group, so a PostgreSQL
+    backend that ended meanwhile is counted through the postmaster."""
     me = os.getpid()
     seen: dict = {}
     for entry in os.listdir("/proc"):
@@ -267,12 +285,14 @@ def _cpu_by_process(since: dict | None = None) -> dict:
             group = "Redis"
         else:
             group = "other"
-        seen[(group, pid, fields[19])] = int(fields[11]) + int(fields[12])  # utime, stime; starttime keys it
+        seen[(group, pid, fields[19])] = sum(int(value) for value in fields[11:15])  # utime stime cutime cstime
     if since is None:
         return seen
     spent: Counter = Counter()
     for key, jiffies in seen.items():
-        spent[key[0]] += jiffies - since.get(key, 0)
+        spent[key[0]] += jiffies
+    for key, jiffies in since.items():
+        spent[key[0]] -= jiffies
     return spent
 
 

@@ -76,6 +76,55 @@ def _state_columns() -> dict:
     return columns
 
 
+def _state_rows(trials, *, grouped: bool) -> list[dict]:
+    """The ``_state_columns`` of the trials of ``trials`` that hold a record: ``pk`` and ``model_config``
+    besides, or ``model_config`` and ``n`` (trials) per distinct state when ``grouped``.
+
+    On PostgreSQL a record is read (de-TOASTed and decompressed) once per row: each of the fifteen
+    expressions on the column itself would read the whole document again (100,000 trials: 6.4 s, 0.9 s
+    once). A subquery makes one in-memory copy of it (``|| '{}'``; ``OFFSET 0`` keeps the planner from
+    folding the subquery back) and the expressions read the copy.
+    """
+    with_record = trials.filter(layer3_metrics__isnull=False).order_by()
+    columns = _state_columns()
+    if connection.vendor != "postgresql":
+        rows = with_record.annotate(**columns)
+        if grouped:
+            return list(rows.values("model_config", *columns).annotate(n=Count("pk")))
+        return list(rows.values("pk", "model_config", *columns))
+    column = f"{connection.ops.quote_name(TrialLog._meta.db_table)}.{connection.ops.quote_name('layer3_metrics')}"
+    inner = with_record.annotate(m=RawSQL(f"{column} || '{{}}'::jsonb", (), output_field=JSONField()))  # noqa: S611
+    inner_sql, inner_params = inner.values_list("pk", "model_config", "m").query.sql_with_params()
+    names, expressions, params = _state_sql()
+    keys = ["model_config", *names, "n"] if grouped else ["pk", "model_config", *names]
+    lead = "model_config" if grouped else "pk, model_config"
+    sql = f"SELECT {lead}, {', '.join(expressions)}"
+    sql += ", COUNT(*)" if grouped else ""
+    sql += f" FROM ({inner_sql} OFFSET 0) AS s (pk, model_config, m)"
+    sql += " GROUP BY " + ", ".join(str(i) for i in range(1, len(names) + 2)) if grouped else ""
+    with connection.cursor() as cursor:
+        cursor.execute(sql, [*params, *inner_params])
+        return [dict(zip(keys, row, strict=True)) for row in cursor.fetchall()]
+
+
+def _state_sql() -> tuple[list[str], list[str], list]:
+    """``_state_columns`` as SQL on the subquery's copy ``m`` (PostgreSQL): names, expressions, parameters."""
+    names, expressions, params = ["s_null", "s_error"], ["m IS NULL", "m ? %s"], ["error"]
+    for index, block in enumerate(BLOCKS):
+        names.append(f"s_has{index}")
+        expressions.append("m ? %s")
+        params.append(block)
+    for key, block in JUDGED_BLOCKS.items():
+        for part in ("kind", "model", "prompt"):
+            names.append(f"s_{key}_{part}")
+            expressions.append("m #>> %s")
+            params.append([block, "judge", part])
+        names.append(f"s_{key}_failed")
+        expressions.append("(m -> %s) ? %s")
+        params += [block, "judgeErrors"]
+    return names, expressions, params
+
+
 def _state(values: dict) -> TrialState:
     if values["s_null"]:
         return TrialState()
@@ -103,9 +152,13 @@ def trial_states(trials) -> list[tuple[int, str, TrialState]]:
         (pk, config, never)
         for pk, config in trials.filter(layer3_metrics__isnull=True).values_list("pk", "model_config")
     ]
-    columns = _state_columns()
-    rows = trials.filter(layer3_metrics__isnull=False).annotate(**columns).values("pk", "model_config", *columns)
-    states += [(row["pk"], row["model_config"], _state(row)) for row in rows]
+    known: dict[tuple, TrialState] = {}  # a batch's records hold a handful of distinct states: each made once
+    for row in _state_rows(trials, grouped=False):
+        key = tuple(value for name, value in row.items() if name.startswith("s_"))
+        state = known.get(key)
+        if state is None:
+            state = known[key] = _state(row)
+        states.append((row["pk"], row["model_config"], state))
     states.sort(key=lambda state: state[0])
     return states
 
@@ -118,12 +171,4 @@ def grouped_states(trials) -> list[tuple[str, TrialState, int]]:
     never = TrialState()
     never_evaluated = trials.filter(layer3_metrics__isnull=True).order_by().values("model_config")
     states = [(row["model_config"], never, row["n"]) for row in never_evaluated.annotate(n=Count("pk"))]
-    columns = _state_columns()
-    rows = (
-        trials.filter(layer3_metrics__isnull=False)
-        .order_by()
-        .annotate(**columns)
-        .values("model_config", *columns)
-        .annotate(n=Count("pk"))
-    )
-    return states + [(row["model_config"], _state(row), row["n"]) for row in rows]
+    return states + [(row["model_config"], _state(row), row["n"]) for row in _state_rows(trials, grouped=True)]
