@@ -1,6 +1,6 @@
 """One Layer3 run over 1, 2 and 4 Celery worker processes (PostgreSQL + Redis): throughput and ratios.
 
-Targets (issue #29): an LLM-judged run of about 2,000 judge calls, the fake endpoint answering after
+Targets (issue #29): an LLM-judged run of at least 2,000 judge calls, the fake endpoint answering after
 200 ms, each worker keeping ``--per-worker`` calls in flight (``LLM_WORKER_CONCURRENCY``) under a site
 limit that does not bind: ≥ 1.8× with 2 workers and ≥ 3.2× with 4. Then the same with 4 workers under a
 requests-per-minute limit that binds (``--binding-rpm``): the fake must see the limit, no more, and the
@@ -44,7 +44,7 @@ def main() -> int:
         "--postgres", default=os.environ.get("BENCH_POSTGRES_URL", "postgres://postgres@127.0.0.1:5432/")
     )
     parser.add_argument("--redis", default="redis://127.0.0.1:6379/13")
-    parser.add_argument("--items", type=int, default=2000, help="judge calls of the judged run (about)")
+    parser.add_argument("--items", type=int, default=2000, help="judge calls of the judged run (at least)")
     parser.add_argument("--trials", type=int, default=100_000, help="trials of the automatic-metrics run")
     parser.add_argument("--latency", type=float, default=0.2)
     parser.add_argument("--per-worker", type=int, default=8, help="calls in flight per worker process")
@@ -173,7 +173,13 @@ def _judged_batch(items: int, var: Path) -> _Batch:
     per_trial = run_cost_estimate(batch=probe, options=options).calls / 100
     count = math.ceil(items / per_trial)
     batch = _import("judged", count, 12, var)
-    return _Batch(batch, count, run_cost_estimate(batch=batch, options=options).calls)
+    calls = run_cost_estimate(batch=batch, options=options).calls
+    while calls < items:  # the probe's trials asked more questions each: a larger batch (the same trials first)
+        batch.delete()
+        count = math.ceil(count * items / calls * 1.02)
+        batch = _import("judged", count, 12, var)
+        calls = run_cost_estimate(batch=batch, options=options).calls
+    return _Batch(batch, count, calls)
 
 
 def _automatic_batch(count: int, var: Path) -> _Batch:
