@@ -256,3 +256,17 @@ def test_the_dashboard_card_links_reviewers_to_the_review_and_lists_accepted_fla
     link = re.search(r'href="([^"]+)" data-review-link="review"', page).group(1).replace("&amp;", "&")
     listing = client.get(link)
     assert listing.status_code == 200 and listing.context["cl"].result_count == 1  # the open flag of this batch
+
+
+@pytest.mark.parametrize(
+    ("action", "note", "verb", "status"),
+    [("accept_flags", "", "承認する", "承認済み"), ("dismiss_flags", "妥当", "却下する", "却下済み")],
+)
+def test_the_status_a_decision_leaves_names_it_with_the_actions_verb(admin_client, flag, action, note, verb, status):
+    """Issue 30, point 7: the action said 承認 while the flag's status then said 採用."""
+    listing = admin_client.get(CHANGELIST).content.decode()
+    assert verb in listing  # the action in the list's menu
+    assert _act(admin_client, CHANGELIST, action, [flag], note=note).status_code == 302
+    row = re.search(r"<tr[^>]*>.*?ann_c.*?</tr>", admin_client.get(CHANGELIST).content.decode(), re.S)
+    assert row and status in row[0], row and row[0]
+    assert "採用" not in row[0]
