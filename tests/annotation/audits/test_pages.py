@@ -325,10 +325,15 @@ def test_queue_home_lists_open_audits_with_progress_and_a_start_button(client, r
 
 
 def test_queue_home_says_when_nothing_is_left(client, rater):
-    audit = _audit("gv", n_items=1)
+    audit = _audit("gv", n_items=1, per_item=1)
     first = _assignment_id(_page(client, audit))
     client.post(f"/annotate/audits/{audit.pk}/{first}/submit/", {"score": "1"})
     assert f'data-audit-done="{audit.pk}"' in client.get("/annotate/").content.decode()
+    # Issue 30, point 7: someone who rated none of it is not told that their share is done.
+    client.force_login(make_qualified_annotator("latecomer"))
+    html = client.get("/annotate/").content.decode()
+    assert f'data-audit-full="{audit.pk}"' in html and f'data-audit-done="{audit.pk}"' not in html
+    assert "全項目に必要な数の評価がそろっています" in html and "あなたの担当分は終わりました" not in html
 
 
 # ---------------------------------------------------------------- history and edits

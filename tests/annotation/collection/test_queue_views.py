@@ -203,3 +203,7 @@ def test_start_is_not_offered_when_nothing_is_left_for_the_annotator(client, rat
     Batch.objects.filter(pk=batch.pk).update(annotations_per_item=1)
     batch.refresh_from_db()
     assert not work_left(batch=batch, annotator=other)  # every item has its one rating
+    client.force_login(other)
+    html = client.get("/annotate/").content.decode()  # issue 30, point 7: not "your share is done" with 0 ratings
+    assert 'data-batch-full="b"' in html and 'data-batch-done="b"' not in html
+    assert "全項目に必要な数の評価がそろっています" in html and "あなたの担当分は終わりました" not in html
