@@ -61,19 +61,44 @@ def _flag(lookup: dict) -> ExpressionWrapper:
     return ExpressionWrapper(Q(**lookup), output_field=BooleanField())
 
 
-def _state_columns() -> dict:
-    """SQL expressions for ``TrialState``: which blocks a stored record has, and the judges of the judged ones."""
-    columns = {
-        "s_null": _flag({"layer3_metrics__isnull": True}),
-        "s_error": _flag({"layer3_metrics__has_key": "error"}),
-    }
-    for index, block in enumerate(BLOCKS):
-        columns[f"s_has{index}"] = _flag({"layer3_metrics__has_key": block})
+def _state_spec() -> list[tuple[str, str, tuple]]:
+    """What ``TrialState`` reads of a record, once for both readers: ``(column name, test, its keys)``.
+
+    Tests: ``null`` (no record), ``has`` (a top-level key), ``text`` (the text at a path), ``has_in`` (a key
+    of a top-level object).
+    """
+    spec = [("s_null", "null", ()), ("s_error", "has", ("error",))]
+    spec += [(f"s_has{index}", "has", (block,)) for index, block in enumerate(BLOCKS)]
     for key, block in JUDGED_BLOCKS.items():
-        for part in ("kind", "model", "prompt"):
-            columns[f"s_{key}_{part}"] = KT(f"layer3_metrics__{block}__judge__{part}")
-        columns[f"s_{key}_failed"] = _flag({f"layer3_metrics__{block}__has_key": "judgeErrors"})
+        spec += [(f"s_{key}_{part}", "text", (block, "judge", part)) for part in ("kind", "model", "prompt")]
+        spec.append((f"s_{key}_failed", "has_in", (block, "judgeErrors")))
+    return spec
+
+
+def _state_columns() -> dict:
+    """``_state_spec`` as ORM expressions on the record column (any backend)."""
+    columns = {}
+    for name, test, keys in _state_spec():
+        if test == "null":
+            columns[name] = _flag({"layer3_metrics__isnull": True})
+        elif test == "has":
+            columns[name] = _flag({"layer3_metrics__has_key": keys[0]})
+        elif test == "text":
+            columns[name] = KT("layer3_metrics__" + "__".join(keys))
+        else:
+            columns[name] = _flag({f"layer3_metrics__{keys[0]}__has_key": keys[1]})
     return columns
+
+
+def _state_sql() -> tuple[list[str], list[str], list]:
+    """``_state_spec`` as SQL on the subquery's copy ``m`` (PostgreSQL): names, expressions, parameters."""
+    sql = {"null": "m IS NULL", "has": "m ? %s", "text": "m #>> %s", "has_in": "(m -> %s) ? %s"}
+    names, expressions, params = [], [], []
+    for name, test, keys in _state_spec():
+        names.append(name)
+        expressions.append(sql[test])
+        params += [list(keys)] if test == "text" else list(keys)
+    return names, expressions, params
 
 
 def _state_rows(trials, *, grouped: bool) -> list[dict]:
@@ -105,24 +130,6 @@ def _state_rows(trials, *, grouped: bool) -> list[dict]:
     with connection.cursor() as cursor:
         cursor.execute(sql, [*params, *inner_params])
         return [dict(zip(keys, row, strict=True)) for row in cursor.fetchall()]
-
-
-def _state_sql() -> tuple[list[str], list[str], list]:
-    """``_state_columns`` as SQL on the subquery's copy ``m`` (PostgreSQL): names, expressions, parameters."""
-    names, expressions, params = ["s_null", "s_error"], ["m IS NULL", "m ? %s"], ["error"]
-    for index, block in enumerate(BLOCKS):
-        names.append(f"s_has{index}")
-        expressions.append("m ? %s")
-        params.append(block)
-    for key, block in JUDGED_BLOCKS.items():
-        for part in ("kind", "model", "prompt"):
-            names.append(f"s_{key}_{part}")
-            expressions.append("m #>> %s")
-            params.append([block, "judge", part])
-        names.append(f"s_{key}_failed")
-        expressions.append("(m -> %s) ? %s")
-        params += [block, "judgeErrors"]
-    return names, expressions, params
 
 
 def _state(values: dict) -> TrialState:

@@ -57,13 +57,14 @@ def test_a_401_is_left_as_django_logs_it(caplog):
     ]
 
 
-def test_control_characters_of_the_path_and_the_reason_stay_on_one_line(caplog):
+def log_permission_denied(caplog, path: str, reason: str) -> None:
+    """What Django logs for a ``PermissionDenied`` raised by a view of ``path``, for an anonymous user."""
     from django.core.exceptions import PermissionDenied
 
-    request = RequestFactory().get("/x%0Ay/")
+    request = RequestFactory().get(path)
     request.user = AnonymousUser()
     try:
-        raise PermissionDenied("no\nentry")
+        raise PermissionDenied(reason)
     except PermissionDenied:
         exc_info = sys.exc_info()
     with caplog.at_level(logging.INFO):
@@ -71,6 +72,10 @@ def test_control_characters_of_the_path_and_the_reason_stay_on_one_line(caplog):
             "Forbidden (Permission denied): %s", request.path, exc_info=exc_info,
             extra={"status_code": 403, "request": request},
         )  # fmt: skip
+
+
+def test_control_characters_of_the_path_and_the_reason_stay_on_one_line(caplog):
+    log_permission_denied(caplog, "/x%0Ay/", "no\nentry")
     message = assert_one_line(caplog, "GET /x\\ny/", "user anonymous", "no\\nentry")
     assert message.startswith("Forbidden: ")
 
@@ -93,25 +98,13 @@ def test_a_server_error_keeps_its_traceback(caplog):
 def test_a_second_filter_on_the_logger_keeps_the_reason(caplog):
     """Celery's worker sets Django up again, which configures logging again: ``dictConfig`` adds the logger's
     filters a second time (it replaces handlers, not filters). The second pass must not drop the reason."""
-    from django.core.exceptions import PermissionDenied
-
     from core.logging import ForbiddenOneLineFilter
 
     logger = logging.getLogger("django.request")
     extra_filter = ForbiddenOneLineFilter()
     logger.addFilter(extra_filter)
-    request = RequestFactory().get("/twice/")
-    request.user = AnonymousUser()
     try:
-        raise PermissionDenied("not yours")
-    except PermissionDenied:
-        exc_info = sys.exc_info()
-    try:
-        with caplog.at_level(logging.INFO):
-            logger.warning(
-                "Forbidden (Permission denied): %s", request.path, exc_info=exc_info,
-                extra={"status_code": 403, "request": request},
-            )  # fmt: skip
+        log_permission_denied(caplog, "/twice/", "not yours")
     finally:
         logger.removeFilter(extra_filter)
     assert_one_line(caplog, "GET /twice/", "user anonymous", ": not yours")
