@@ -115,6 +115,10 @@ try:
             "transaction_mode": "IMMEDIATE",
             "init_command": "PRAGMA journal_mode=WAL; PRAGMA synchronous=NORMAL; PRAGMA temp_store=MEMORY;",
         }
+        # The test database is a file too, not Django's shared-cache in-memory default: there, a worker
+        # thread meeting the test's write lock fails at once with "database table is locked" (SQLITE_LOCKED
+        # ignores the busy timeout), which never happens to the file the server and worker share.
+        _db["TEST"] = {"NAME": str(VAR_DIR / "test.sqlite3")}
     elif _db["ENGINE"] == "django.db.backends.postgresql":
         _db.setdefault("OPTIONS", {})
         _db["OPTIONS"].setdefault("connect_timeout", env_int("DB_CONNECT_TIMEOUT", 5, minimum=1))
