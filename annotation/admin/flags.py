@@ -269,7 +269,10 @@ class QualityFlagAdmin(admin.ModelAdmin):
                 else:
                     for flag in changed:
                         self.log_change(request, flag, [{"changed": {"fields": ["status", "review_note"]}}])
-                    self.message_user(request, self._done_message(status, len(changed), queryset.count()))
+                    text = self._done_message(status, len(changed), queryset.count())
+                    if changed:
+                        text += " " + _("The agreement reports of their batches are being recomputed.")
+                    self.message_user(request, text)
                     return None
         else:
             form = ReviewNoteForm(note_required=note_required)
@@ -287,6 +290,8 @@ class QualityFlagAdmin(admin.ModelAdmin):
                 (flag, kind_label(flag.kind), flag_text(flag), flag_display.consensus_effect(flag)) for flag in flags
             ],
             "count": queryset.count(),
+            # What the decision does to the consensus and κ, before it is taken (issue 30).
+            "preview": flag_display.decision_preview(queryset, status),
             "action": action,
             "status": status,
             "selected": request.POST.getlist(helpers.ACTION_CHECKBOX_NAME),
