@@ -178,10 +178,7 @@ def decision_preview(flags, status: str):
     preview = flag_decision_preview(flags=flags, status=status)
     for batch in preview.batches:
         for item in batch.leaving:
-            item.reasons_text = _("; ").join(
-                f"{AXIS_NAMES[axis]}: {reject_reason_text(reason)}"
-                for axis, reason in sorted(item.reasons.items(), key=lambda pair: AXES.index(pair[0]))
-            )
+            item.reasons_text = _reasons_text(item.reasons)
         for item in batch.changed:
             item.scores_text = _(", ").join(
                 f"{AXIS_NAMES[axis]} {item.before.get(axis)} → {item.after.get(axis)}"
@@ -192,6 +189,19 @@ def decision_preview(flags, status: str):
             (AXIS_NAMES[axis], _kappa(old), _kappa(new), _delta(old, new)) for axis, old, new in batch.kappa
         ]
     return preview
+
+
+def _reasons_text(reasons: dict) -> str:
+    """The merge's reasons for rejecting an item, axes with the same reason named together."""
+    by_text: dict[str, list[str]] = {}
+    for axis in AXES:
+        if axis in reasons:
+            by_text.setdefault(reject_reason_text(reasons[axis]), []).append(axis)
+    parts = []
+    for text, axes in by_text.items():
+        names = _("all axes") if len(axes) == len(AXES) else _(", ").join(str(AXIS_NAMES[axis]) for axis in axes)
+        parts.append(f"{names}: {text}")
+    return _("; ").join(parts)
 
 
 def _kappa(value) -> str:
