@@ -78,3 +78,7 @@ def test_the_confirmation_page_lists_the_items_leaving_and_the_figures_before_an
     assert QualityFlag.objects.get(pk=flag.pk).status == "accepted"
     newest = AgreementReport.objects.filter(batch=batch).latest("created_at")
     assert newest.pk != report.pk and newest.parameters["trigger"] == "flag review"
+    # The flag's own page previews the way back (dismissing it) the same way.
+    page.goto(f"/admin/annotation/qualityflag/{flag.pk}/change/")
+    expect(page.locator(f"[data-preview-batch='{batch.pk}'] [data-preview=joining] [data-item]")).to_have_count(13)
+    page.screenshot(path=str(SHOTS / "point4_flag_page_en.png"), full_page=True)

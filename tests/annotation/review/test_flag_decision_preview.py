@@ -125,3 +125,13 @@ def test_no_second_recompute_is_queued_while_one_waits(batch, flag, staff_user):
     job_run(job_id=waiting.id)
     flags_review(flags=[flag], status="open", user=staff_user)
     assert Job.objects.filter(kind=AGREEMENT_REPORT).count() == 2
+
+
+def test_a_flags_own_page_previews_the_decision_that_would_change_something(client, staff_user, batch, flag):
+    client.force_login(staff_user)
+    client.cookies["django_language"] = "en"
+    html = client.get(f"{CHANGELIST}{flag.pk}/change/").content.decode()
+    assert "If this flag is accepted:" in html and "8 items leave the consensus" in html
+    flags_review(flags=[flag], status="accepted", user=staff_user)
+    html = client.get(f"{CHANGELIST}{flag.pk}/change/").content.decode()
+    assert "If this flag is dismissed (or reopened):" in html and "8 items join the consensus" in html
