@@ -7,10 +7,10 @@ from pathlib import Path
 from playwright.sync_api import expect
 
 from annotation.models import Batch, Dialogue
-from tests.e2e.conftest import log_in
+from tests.e2e.conftest import ARTIFACTS, log_in
 from tests.helpers import PASSWORD, make_qualified_annotator, make_user
 
-SHOTS = Path(os.environ.get("ISSUE30_SHOTS", "/work/shots/d"))
+SHOTS = Path(os.environ.get("ISSUE30_SHOTS", ARTIFACTS))  # screenshots for the issue, looked at
 
 
 def _in_view(page, selector: str) -> bool:

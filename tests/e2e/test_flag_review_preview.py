@@ -13,10 +13,10 @@ import annotation.job_handlers  # noqa: F401  (registers the agreement report jo
 from annotation.models import AgreementReport, Batch, QualityFlag
 from core.job_runner import job_run
 from tests.annotation.conftest import dialogue, rating
-from tests.e2e.conftest import log_in
+from tests.e2e.conftest import ARTIFACTS, log_in
 from tests.helpers import PASSWORD, make_user
 
-SHOTS = Path(os.environ.get("ISSUE30_SHOTS", "/work/shots/d"))
+SHOTS = Path(os.environ.get("ISSUE30_SHOTS", ARTIFACTS))  # screenshots for the issue, looked at
 
 
 def _batch(tmp_path) -> Batch:

@@ -7,12 +7,12 @@ from pathlib import Path
 from playwright.sync_api import expect
 
 from annotation.models import Annotation, Batch, Dialogue
-from tests.e2e.conftest import log_in
+from tests.e2e.conftest import ARTIFACTS, log_in
 from tests.e2e.test_audit_rating import _audit
 from tests.helpers import PASSWORD, make_qualified_annotator
 
 WIDTH, HEIGHT = 1366, 768
-SHOTS = Path(os.environ.get("ISSUE30_SHOTS", "/work/shots/d"))
+SHOTS = Path(os.environ.get("ISSUE30_SHOTS", ARTIFACTS))  # screenshots for the issue, looked at
 
 # Where on the page the element's centre is, and whether the element drawn there is the element itself
 # (nothing, such as the sticky bar, lies over it).
