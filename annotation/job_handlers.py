@@ -27,7 +27,8 @@ MAX_N_BOOT = 10_000
 
 @job_handler(AGREEMENT_REPORT)
 def agreement_report(job, progress) -> dict:
-    """Recompute and store the agreement report of one batch; params ``{"batch_id": int, "n_boot": int}``."""
+    """Recompute and store the agreement report of one batch; params ``{"batch_id": int, "n_boot": int}`` and an
+    optional ``"trigger"`` kept in the report's parameters."""
     batch_id = job.params.get("batch_id")
     n_boot = int(job.params.get("n_boot", N_BOOT))
     if not 0 <= n_boot <= MAX_N_BOOT:
@@ -36,7 +37,8 @@ def agreement_report(job, progress) -> dict:
     if batch is None:
         raise ValueError(f"params.batch_id: no batch with id {batch_id!r} (deleted?)")
     progress(0, 1, f"computing agreement of batch {batch.name} ({n_boot} bootstrap replicates)", force=True)
-    report = agreement_report_create(batch=batch, user=job.created_by, n_boot=n_boot, seed=SEED)
+    trigger = job.params.get("trigger")  # e.g. "flag review": a decision queued it
+    report = agreement_report_create(batch=batch, user=job.created_by, n_boot=n_boot, seed=SEED, trigger=trigger)
     progress(1, 1, f"stored agreement report {report.pk}")
     return {"report_id": report.pk, "batch_id": batch.pk, "passed": report.passed}
 

@@ -13,7 +13,9 @@ from annotation.axes import AXES
 from annotation.dashboard.flag_text import kind_label
 from annotation.guidelines.scale import AXIS_NAMES
 from annotation.models import Annotation, QualityFlag
+from annotation.review.decision_preview import flag_decision_preview
 from annotation.review.selectors import flag_exclusion
+from annotation.workspace.selectors_item import reject_reason_text
 
 
 def _admin_url(site_name: str, name: str, *args) -> str | None:
@@ -168,3 +170,45 @@ def consensus_effect(flag: QualityFlag) -> str:
     if flag.status == QualityFlag.Status.ACCEPTED:
         return _("Accepted: %(what)s Dismiss or reopen the flag to put them back.") % {"what": what}
     return _("If accepted: %(what)s") % {"what": what}
+
+
+def decision_preview(flags, status: str):
+    """What the decision would do to the consensus and κ of the flags' batches, with each leaving item's reasons
+    in words (``reasons_text``)."""
+    preview = flag_decision_preview(flags=flags, status=status)
+    for batch in preview.batches:
+        for item in batch.leaving:
+            item.reasons_text = _reasons_text(item.reasons)
+        for item in batch.changed:
+            item.scores_text = _(", ").join(
+                f"{AXIS_NAMES[axis]} {item.before.get(axis)} → {item.after.get(axis)}"
+                for axis in AXES
+                if item.before.get(axis) != item.after.get(axis)
+            )
+        batch.kappa_rows = [
+            (AXIS_NAMES[axis], _kappa(old), _kappa(new), _delta(old, new)) for axis, old, new in batch.kappa
+        ]
+    return preview
+
+
+def _reasons_text(reasons: dict) -> str:
+    """The merge's reasons for rejecting an item, axes with the same reason named together."""
+    by_text: dict[str, list[str]] = {}
+    for axis in AXES:
+        if axis in reasons:
+            by_text.setdefault(reject_reason_text(reasons[axis]), []).append(axis)
+    parts = []
+    for text, axes in by_text.items():
+        names = _("all axes") if len(axes) == len(AXES) else _(", ").join(str(AXIS_NAMES[axis]) for axis in axes)
+        parts.append(f"{names}: {text}")
+    return _("; ").join(parts)
+
+
+def _kappa(value) -> str:
+    return "—" if value is None else f"{value:.3f}"
+
+
+def _delta(before, after) -> str:
+    if before is None or after is None:
+        return ""
+    return f"{after - before:+.3f}"

@@ -9,6 +9,7 @@ row: who, when, from which status, and the note.
 from django import forms
 from django.contrib import admin
 from django.contrib.admin import helpers
+from django.template.loader import render_to_string
 from django.template.response import TemplateResponse
 from django.urls import reverse
 from django.utils.html import format_html
@@ -26,6 +27,7 @@ from annotation.review.flags import can_review_flags, flags_review
 from annotation.review.selectors import flag_batch_expression
 from annotation.review.services import MAX_COMMENT, ReviewError
 
+PREVIEW_TEMPLATE = "admin/annotation/qualityflag/_decision_preview.html"
 DISMISS_NOTE_REQUIRED = _("A note is required to dismiss a flag: say why the finding does not hold.")
 
 
@@ -100,15 +102,15 @@ class QualityFlagAdmin(admin.ModelAdmin):
     fieldsets = [
         (None, {"fields": ["kind_name", "finding_full", "explanation", "statistic_value", "threshold_value",
                            "who", "item", "batch_name", "axis_name", "from_report", "created"]}),
-        (_("Consensus"), {"fields": ["consensus_effect", "affected_ratings"]}),
+        (_("Consensus"), {"fields": ["consensus_effect", "decision_effect", "affected_ratings"]}),
         (_("Dialogue and ratings"), {"fields": ["dialogue_text", "item_ratings", "other_flags"]}),
         (_("Review"), {"fields": ["status", "review_note", "reviewed_by", "reviewed"]}),
         (_("Stored record"), {"classes": ["collapse"], "fields": ["source", "message", "details"]}),
     ]  # fmt: skip
     readonly_fields = [
         "kind_name", "finding_full", "explanation", "statistic_value", "threshold_value", "who", "item", "batch_name",
-        "axis_name", "from_report", "created", "consensus_effect", "affected_ratings", "dialogue_text",
-        "item_ratings", "other_flags", "reviewed_by", "reviewed", "source", "message", "details",
+        "axis_name", "from_report", "created", "consensus_effect", "decision_effect", "affected_ratings",
+        "dialogue_text", "item_ratings", "other_flags", "reviewed_by", "reviewed", "source", "message", "details",
     ]  # fmt: skip
 
     class Media:
@@ -215,6 +217,18 @@ class QualityFlagAdmin(admin.ModelAdmin):
     def consensus_effect(self, obj):
         return flag_display.consensus_effect(obj)
 
+    @admin.display(description=_("what the decision does"))
+    def decision_effect(self, obj):
+        """The preview of the review page (items leaving or joining, figures now → after) for the decision that
+        changes something: accepting an open or dismissed flag, dismissing an accepted one."""
+        accepted = obj.status == QualityFlag.Status.ACCEPTED
+        status = QualityFlag.Status.DISMISSED if accepted else QualityFlag.Status.ACCEPTED
+        preview = flag_display.decision_preview(QualityFlag.objects.filter(pk=obj.pk), status)
+        if not preview.batches:
+            return "—"
+        lead = _("If this flag is dismissed (or reopened):") if accepted else _("If this flag is accepted:")
+        return render_to_string(PREVIEW_TEMPLATE, {"preview": preview, "lead": lead})
+
     @admin.display(description=_("affected ratings"))
     def affected_ratings(self, obj):
         return flag_display.affected(obj, self.admin_site.name)
@@ -269,7 +283,10 @@ class QualityFlagAdmin(admin.ModelAdmin):
                 else:
                     for flag in changed:
                         self.log_change(request, flag, [{"changed": {"fields": ["status", "review_note"]}}])
-                    self.message_user(request, self._done_message(status, len(changed), queryset.count()))
+                    text = self._done_message(status, len(changed), queryset.count())
+                    if changed:
+                        text += " " + _("The agreement reports of their batches are being recomputed.")
+                    self.message_user(request, text)
                     return None
         else:
             form = ReviewNoteForm(note_required=note_required)
@@ -287,6 +304,8 @@ class QualityFlagAdmin(admin.ModelAdmin):
                 (flag, kind_label(flag.kind), flag_text(flag), flag_display.consensus_effect(flag)) for flag in flags
             ],
             "count": queryset.count(),
+            # What the decision does to the consensus and κ, before it is taken (issue 30).
+            "preview": flag_display.decision_preview(queryset, status),
             "action": action,
             "status": status,
             "selected": request.POST.getlist(helpers.ACTION_CHECKBOX_NAME),

@@ -31,7 +31,7 @@ from datetime import UTC, datetime
 
 import numpy as np
 
-from annotation.aggregation.agreement import leave_one_out_kappa, pairwise_quadratic_kappa
+from annotation.aggregation.agreement import axis_kappa, leave_one_out_kappa, pairwise_quadratic_kappa
 from annotation.axes import AXES, MIN_CONFIDENCE, MIN_KAPPA, SCORES
 from annotation.io.dataset import RatingSet
 from annotation.io.records import format_timestamp
@@ -124,6 +124,22 @@ def _flag_masks(
                 masks[axis][:, rater] |= in_scope
         listing.append(exclusion.as_json(ratings_excluded=left_out, items_rejected=items_rejected))
     return masks, rejected_axes, rejected_by, listing
+
+
+def kappa_without_flagged(ratings: RatingSet, exclusions: Sequence[FlagExclusion]) -> dict[str, float | None]:
+    """Per axis, the agreement (the reports' κ: mean pairwise quadratic κ) of the ratings the flags leave in: the
+    ratings of flagged annotators on their axes and items, and the ratings of items flagged themselves, are left out
+    as the merge leaves them out."""
+    masks, rejected_axes, _by, _listing = _flag_masks(ratings, exclusions)
+    found: dict[str, float | None] = {}
+    for axis in AXES:
+        scores = ratings.scores[axis].copy()
+        scores[masks[axis]] = 0
+        for item, axes in rejected_axes.items():
+            if axis in axes:
+                scores[item, :] = 0
+        found[axis], _reason = axis_kappa(pairwise_quadratic_kappa(scores))
+    return found
 
 
 def round_half_up(values: np.ndarray) -> np.ndarray:

@@ -29,7 +29,7 @@ from annotation.api.pagination import Pages
 from annotation.api.permissions import IsResearcher, IsResearcherOrQualifiedAnnotator, is_researcher
 from annotation.api.schema import ErrorSerializer, error_responses
 from annotation.api.strict import StrictFieldsMixin
-from annotation.collection.progress import batch_progress
+from annotation.collection.progress import batch_progress, quota_shortfall
 from annotation.collection.queue import batches_visible_to, work_left
 from annotation.models import Batch
 from core.roles import ANNOTATOR
@@ -66,6 +66,13 @@ class BatchSerializer(StrictFieldsMixin, serializers.ModelSerializer):
         required=False,
         help_text="an item is disputed when on some axis its highest and lowest score differ by at least this",
     )
+    allow_unreachable_quota = serializers.BooleanField(
+        write_only=True,
+        required=False,
+        default=False,
+        help_text="store a quota over the number of chosen annotators anyway (refused otherwise: no item could "
+        "reach it, so the batch would never complete)",
+    )
     n_items = serializers.IntegerField(read_only=True, help_text="dialogues in the batch")
     n_ratings = serializers.IntegerField(read_only=True, help_text="stored ratings of its dialogues")
 
@@ -74,6 +81,7 @@ class BatchSerializer(StrictFieldsMixin, serializers.ModelSerializer):
         fields = [
             "id", "name", "description", "status", "annotations_per_item", "restricted", "annotators",
             "disagreement_spread", "guidelines_version", "created_at", "n_items", "n_ratings",
+            "allow_unreachable_quota",
         ]  # fmt: skip
         read_only_fields = ["created_at"]
         extra_kwargs = {"description": {"required": False}, "guidelines_version": {"required": False}}
@@ -97,6 +105,26 @@ class BatchSerializer(StrictFieldsMixin, serializers.ModelSerializer):
         if no_role:
             raise serializers.ValidationError(f"{', '.join(map(repr, no_role))} do(es) not hold the annotator role")
         return [users[name] for name in wanted]
+
+    def validate(self, attrs: dict) -> dict:
+        """A quota over the chosen annotators is refused unless ``allow_unreachable_quota`` (the settings page asks
+        the same explicit yes): nobody rates an item twice, so no item could reach it."""
+        allowed = attrs.pop("allow_unreachable_quota", False)
+        batch = self.instance
+        restricted = attrs.get("restricted", batch.restricted if batch else False)
+        quota = attrs.get("annotations_per_item", batch.annotations_per_item if batch else Batch().annotations_per_item)
+        chosen = attrs["annotators"] if "annotators" in attrs else (list(batch.annotators.all()) if batch else [])
+        shortfall = quota_shortfall(restricted=restricted, quota=quota, chosen=chosen)
+        if shortfall and not allowed:
+            raise serializers.ValidationError(
+                {
+                    "annotations_per_item": f"each item needs {shortfall[0]} ratings but only {shortfall[1]} "
+                    "annotator(s) are chosen and nobody rates an item twice, so the batch would never complete; "
+                    "choose more annotators, lower the quota, or send allow_unreachable_quota=true"
+                },
+                code="quota_over_annotators",
+            )
+        return attrs
 
 
 class BatchProgressSerializer(serializers.Serializer):
@@ -183,6 +211,8 @@ _CREATE_WITH_FILE = {
         "disagreement_spread": {"type": "integer", "minimum": 1, "maximum": MAX_SPREAD},
         "guidelines_version": {"type": "string"},
         "status": {"type": "string", "enum": list(Batch.Status.values)},
+        "allow_unreachable_quota": {"type": "boolean", "description": "store a quota over the chosen annotators "
+                                    "anyway (refused otherwise: the batch would never complete)"},
         "file": {"type": "array", "items": {"type": "string", "format": "binary"},
                  "description": "one or more JSONL files, one dialogue per line: {id, user, response, context}"},
     },

@@ -110,3 +110,12 @@ def _progress(batch: Batch, done_total: int, done_today: int, items: int, rating
         "ratings_needed": items * batch.annotations_per_item,
         "ratings_done": ratings_done,
     }
+
+
+def quota_shortfall(*, restricted, quota, chosen) -> tuple[int, int] | None:
+    """``(quota, chosen annotators)`` when only the chosen annotators may work and they are fewer than the quota
+    (each rates an item at most once, so no item could reach its quota); else None."""
+    if not restricted or not chosen or not quota:
+        return None
+    n_chosen = len(chosen)
+    return (quota, n_chosen) if quota > n_chosen else None

@@ -63,6 +63,14 @@ def _vary(response):
     return response
 
 
+def _reload_when_stored(response, job: Job):
+    """Once the recompute has stored its report, the page reloads itself (HTMX's ``HX-Refresh``): the new report,
+    its table and heat map replace the old ones and the stale-report banner goes, without a click."""
+    if job.status == Job.Status.SUCCEEDED:
+        response["HX-Refresh"] = "true"
+    return response
+
+
 def _dashboard_url(batch_id: int, **params) -> str:
     return f"{reverse('annotation:dashboard')}?{urlencode({'batch': batch_id, **params})}"
 
@@ -74,7 +82,7 @@ def dashboard(request):
     fragment = bool(request.htmx) and not request.htmx.history_restore_request
     job = _requested_job(request)
     if fragment and job is not None:  # the recompute panel polling for the end of its job
-        return _vary(render(request, f"{PAGE}#recompute-followup", {"job": job}))
+        return _vary(_reload_when_stored(render(request, f"{PAGE}#recompute-followup", {"job": job}), job))
     llm_job = _requested_job(request, "llm_job", LLM_RATE)
     if fragment and llm_job is not None:  # the LLM card polling for the end of its run
         return _vary(render(request, f"{PAGE}#llm-followup", {"job": llm_job}))
@@ -122,7 +130,8 @@ def recompute(request):
         return redirect(_dashboard_url(batch.pk))
     job = job_enqueue(kind=AGREEMENT_REPORT, params={"batch_id": batch.pk, "n_boot": N_BOOT}, user=request.user)
     if request.htmx:
-        return render(request, f"{PAGE}#recompute-job", {"job": job})
+        job.refresh_from_db()  # a worker may have finished it already
+        return _reload_when_stored(render(request, f"{PAGE}#recompute-job", {"job": job}), job)
     return redirect(_dashboard_url(batch.pk, job=job.pk))
 
 

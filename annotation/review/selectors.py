@@ -90,6 +90,11 @@ def accepted_flag_exclusions(batch: Batch | None = None) -> list[FlagExclusion]:
     return _exclusions(flags)
 
 
+def flag_exclusions(flags) -> list[FlagExclusion]:
+    """What the flags of the queryset ``flags`` leave out of the consensus when accepted (whatever their status)."""
+    return _exclusions(_flag_rows(flags))
+
+
 def flag_exclusion(flag: QualityFlag) -> tuple[FlagExclusion | None, int]:
     """What ``flag`` leaves out of the consensus when accepted (whatever its status now), and how many stored
     ratings that is (items, for a flag on an item)."""

@@ -7,8 +7,10 @@ from django import forms
 from django.contrib.auth import get_user_model
 from django.db.models import Q
 from django.utils.translation import gettext_lazy as _
+from django.utils.translation import ngettext
 
 from annotation.axes import SCORES
+from annotation.collection.progress import quota_shortfall
 from annotation.guidelines.scale import AXIS_NAMES, LEVEL_LABELS
 from annotation.models import Batch
 from annotation.review.services import MAX_COMMENT
@@ -127,6 +129,10 @@ class BatchSettingsForm(_NoColon, forms.ModelForm):
         label=_("Disputed from a spread of"), min_value=1, max_value=MAX_SPREAD,
         help_text=_("An item is disputed when, on some axis, the highest and lowest score differ by at least this."),
     )  # fmt: skip
+    # Shown once the quota is over the chosen annotators: saving such settings takes this explicit yes.
+    confirm_quota = forms.BooleanField(
+        label=_("Save anyway: I will choose more annotators or lower the quota later"), required=False
+    )
 
     class Meta:
         model = Batch
@@ -148,6 +154,27 @@ class BatchSettingsForm(_NoColon, forms.ModelForm):
             self.add_error(
                 "annotators",
                 _("Choose at least one annotator, or let every qualified annotator work on the batch."),
+            )
+        self.quota_over_annotators = quota_shortfall(
+            restricted=data.get("restricted"), quota=data.get("annotations_per_item"), chosen=data.get("annotators")
+        )
+        if self.quota_over_annotators and not data.get("confirm_quota"):
+            quota, chosen = self.quota_over_annotators
+            self.add_error(
+                "annotations_per_item",
+                forms.ValidationError(
+                    ngettext(
+                        "Each item needs %(quota)d ratings but only %(chosen)d annotator is chosen. Nobody rates an "
+                        "item twice, so no item can reach its quota and the batch never completes. Choose more "
+                        "annotators or lower the quota, or tick “Save anyway” below.",
+                        "Each item needs %(quota)d ratings but only %(chosen)d annotators are chosen. Nobody rates "
+                        "an item twice, so no item can reach its quota and the batch never completes. Choose more "
+                        "annotators or lower the quota, or tick “Save anyway” below.",
+                        chosen,
+                    ),
+                    code="quota_over_annotators",
+                    params={"quota": quota, "chosen": chosen},
+                ),
             )
         return data
 

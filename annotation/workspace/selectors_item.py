@@ -125,6 +125,8 @@ def reject_reason_text(reason: dict) -> str:
         return _("%(usable)s usable rating(s), %(required)s needed") % reason
     if reason.get("reason") == "spread_too_wide":
         return _("scores %(min)s–%(max)s, more than %(max_spread)s apart") % reason
+    if reason.get("reason") == "flag_accepted":
+        return _("an accepted quality flag on the item")
     return str(reason.get("reason"))
 
 

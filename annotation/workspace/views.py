@@ -15,6 +15,7 @@ from django.utils.cache import patch_vary_headers
 from django.utils.translation import gettext as _
 from django.views.decorators.http import require_GET, require_http_methods
 
+from annotation.collection.progress import quota_shortfall
 from annotation.io.records import MAX_PROBLEMS
 from annotation.models import Batch
 from annotation.workspace import selectors
@@ -172,9 +173,16 @@ def batch_detail(request, pk: int):
         "problems": problems,
         "status_help": STATUS_HELP[batch.status],
         "status_label": STATUS_LABELS[batch.status],
+        "shortfall": _stored_shortfall(batch),
         **_limits(),
     }
     return _vary(render(request, BATCH_PAGE, context, status=_status(form, problems)))
+
+
+def _stored_shortfall(batch: Batch) -> tuple[int, int] | None:
+    """(quota, chosen) when the stored settings can never complete the batch (saved with "Save anyway")."""
+    chosen = list(batch.annotators.values_list("pk", flat=True)) if batch.restricted else []
+    return quota_shortfall(restricted=batch.restricted, quota=batch.annotations_per_item, chosen=chosen)
 
 
 @researcher_required
@@ -190,5 +198,5 @@ def batch_settings(request, pk: int):
     else:
         form = BatchSettingsForm(instance=batch)
     status_choices = [{"widget": widget, "help": STATUS_HELP[widget.data["value"]]} for widget in form["status"]]
-    context = {"batch": batch, "form": form, "status_choices": status_choices}
+    context = {"batch": batch, "form": form, "status_choices": status_choices, "shortfall": _stored_shortfall(batch)}
     return render(request, "annotation/workspace/settings.html", context)

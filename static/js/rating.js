@@ -128,8 +128,16 @@
     });
   }
 
+  // Where the form's hint is: inside it, or in the page's submit bar (a sticky bar outside the form would
+  // cover a hint below the axes, so pages with one put the hint in the bar, data-form="<the form's id>").
+  function hintPlace(form) {
+    var own = form.querySelector("[data-rating-hint]");
+    if (own || !form.id) return own;
+    return document.querySelector('[data-rating-hint][data-form="' + form.id + '"]');
+  }
+
   function hint(form, text) {
-    var place = form.querySelector("[data-rating-hint]");
+    var place = hintPlace(form);
     if (place) place.textContent = text;
   }
 
@@ -171,13 +179,14 @@
     if (busy(form)) return; // already on its way (a second Enter must not rate the next item)
     var missing = axes(form).filter(function (f) { return !hasScore(f); });
     if (missing.length) {
-      // Nothing is sent: the first axis without a score gets the focus, and the hint says which are missing.
+      // Nothing is sent: the first axis without a score gets the focus (scrolled clear of the submit bar),
+      // and the hint (in the bar where the page has one) says which are missing.
       missing.forEach(function (f) { f.classList.add("missing"); });
       var names = missing.map(function (f) {
         var legend = f.querySelector("legend");
         return legend ? legend.textContent.replace(/^\s*\d+\s*/, "").trim() : f.dataset.axis;
       });
-      var place = form.querySelector("[data-rating-hint]");
+      var place = hintPlace(form);
       hint(form, (place && place.dataset.incomplete ? place.dataset.incomplete + " " : "") + names.join("、"));
       focusAxis(form, axes(form).indexOf(missing[0]));
       return;

@@ -3,11 +3,13 @@
 import json
 
 from django.core.management import call_command
+from playwright.sync_api import expect
 
 import annotation.job_handlers  # noqa: F401  (registers the annotation.agreement_report job kind)
-from annotation.models import AgreementReport, Batch
+from annotation.models import AgreementReport, Annotation, Batch
 from annotation.services import agreement_report_create
 from core.job_runner import job_run
+from core.models import Job
 from tests.e2e.conftest import log_in, screenshot
 from tests.helpers import make_user
 
@@ -70,9 +72,30 @@ def test_researcher_sees_heat_map_and_weekly_plot_and_recomputes(page, transacti
     assert page.url.endswith("axis=avoidant")  # hx-push-url keeps the tab in the address
     assert page.locator("nav.axis-tabs a[aria-current=true]").get_attribute("href").endswith("axis=avoidant")
 
+    first = AgreementReport.objects.get(batch=batch)
     page.click("button[data-action=recompute]")
-    page.wait_for_selector("#recompute-result a.button-link")
+    # The new report shows by itself (no "Show the new report" click), on the axis tab the researcher was on.
+    newest = page.locator(f"[data-source=report]:not([data-report='{first.pk}'])").first
+    expect(newest).to_be_visible()
     assert AgreementReport.objects.filter(batch=batch).count() == 2
-    page.click("#recompute-result a.button-link")
-    page.wait_for_load_state("networkidle")
+    assert page.url.endswith("axis=avoidant")
     assert page.locator("table.heatmap").count() == 1
+
+
+def test_the_stale_banner_clears_by_itself_when_the_running_recompute_stores_its_report(
+    page, transactional_db, tmp_path, monkeypatch
+):
+    """Issue 30, point 5: the page polls the running job; when its report is stored the page shows it."""
+    batch = _batch_with_report(tmp_path)
+    Annotation.objects.filter(dialogue__batch=batch).order_by("pk").first().delete()  # ratings changed
+    monkeypatch.setattr("core.tasks.run_job.delay", lambda job_id: None)  # queued: a worker runs it later
+    make_user("res_stale", "researcher", password="pw-for-tests-1")
+    log_in(page, "res_stale", "pw-for-tests-1")
+    page.goto(f"/research/agreement/?batch={batch.pk}")
+    expect(page.locator("[data-stale=true]")).to_be_visible()
+    page.click("button[data-action=recompute]")
+    expect(page.locator(".recompute-followup[hx-trigger]")).to_have_count(1)  # polling the queued job
+    job_run(job_id=str(Job.objects.get().pk))  # the worker stores the new report
+    expect(page.locator("[data-stale=true]")).to_have_count(0)
+    newest = AgreementReport.objects.filter(batch=batch).latest("created_at")
+    expect(page.locator(f"[data-source=report][data-report='{newest.pk}']").first).to_be_visible()

@@ -75,15 +75,15 @@ def test_users_without_a_role_get_403(outsider):
     assert response.status_code == 403 and "researcher or annotator" in response.json()["error"]
 
 
-def test_researchers_create_an_empty_batch_with_settings(res, qualified):
-    body = {"name": "pilot-02", "annotations_per_item": 2, "restricted": True, "annotators": ["ann_q1"],
+def test_researchers_create_an_empty_batch_with_settings(res, qualified, qualified_2):
+    body = {"name": "pilot-02", "annotations_per_item": 2, "restricted": True, "annotators": ["ann_q1", "ann_q2"],
             "guidelines_version": "v1.3", "description": "二回目", "disagreement_spread": 3}  # fmt: skip
     response = post(res, API + "batches/", body)
     assert response.status_code == 201
     batch = Batch.objects.get(name="pilot-02")
     assert (batch.annotations_per_item, batch.restricted, batch.guidelines_version, batch.disagreement_spread) == (
         2, True, "v1.3", 3)  # fmt: skip
-    assert list(batch.annotators.values_list("username", flat=True)) == ["ann_q1"]
+    assert sorted(batch.annotators.values_list("username", flat=True)) == ["ann_q1", "ann_q2"]
     assert response.json()["id"] == batch.pk and response.json()["n_items"] == 0
 
 
@@ -116,6 +116,34 @@ def test_researchers_change_quota_status_and_chosen_annotators(res, qualified, q
     assert (batch.annotations_per_item, batch.status, batch.restricted, batch.description) == (1, "paused", True, "d")
     patch(res, API + f"batches/{batch.pk}/", {"annotators": ["ann_q2"]})
     assert list(batch.annotators.values_list("username", flat=True)) == ["ann_q2"]
+
+
+def test_a_quota_over_the_chosen_annotators_is_refused_unless_explicitly_allowed(res, qualified, qualified_2):
+    """Issue 30, point 3: such a batch would never complete (nobody rates an item twice)."""
+    body = {"name": "never", "annotations_per_item": 2, "restricted": True, "annotators": ["ann_q1"]}
+    response = post(res, API + "batches/", body)
+    assert response.status_code == 400 and response.json()["field"] == "annotations_per_item"
+    assert "only 1 annotator(s) are chosen" in response.json()["error"]
+    assert not Batch.objects.filter(name="never").exists()
+    response = post(res, API + "batches/", {**body, "allow_unreachable_quota": True})
+    assert response.status_code == 201 and "allow_unreachable_quota" not in response.json()
+    batch = Batch.objects.get(name="never")
+    assert batch.annotations_per_item == 2 and batch.restricted
+
+    # A change is checked against the stored settings it leaves as they are.
+    batch = make_batch("b", quota=2)
+    batch.annotators.add(qualified, qualified_2)
+    assert patch(res, API + f"batches/{batch.pk}/", {"restricted": True}).status_code == 200
+    response = patch(res, API + f"batches/{batch.pk}/", {"annotators": ["ann_q2"]})
+    assert response.status_code == 400 and response.json()["field"] == "annotations_per_item"
+    response = patch(res, API + f"batches/{batch.pk}/", {"annotations_per_item": 3})
+    assert response.status_code == 400
+    assert (
+        patch(res, API + f"batches/{batch.pk}/", {"annotators": ["ann_q2"], "annotations_per_item": 1}).status_code
+        == 200
+    )
+    batch.refresh_from_db()
+    assert batch.annotations_per_item == 1 and list(batch.annotators.values_list("username", flat=True)) == ["ann_q2"]
 
 
 def test_an_unknown_username_is_named_and_nothing_changes(res, qualified):

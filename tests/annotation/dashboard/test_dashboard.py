@@ -216,6 +216,29 @@ def test_recompute_post_queues_a_job_and_swaps_in_its_status(
     assert response.status_code == 200 and "<html" not in html
     assert f'id="job-{job.id}"' in html and f'hx-get="/jobs/{job.id}/"' in html
     assert f'hx-get="{URL}?job={job.id}"' in html  # the follow-up polls for the link to the new report
+    assert "HX-Refresh" not in response  # not stored yet
+
+
+def test_a_recompute_finished_before_its_response_reloads_the_page_at_once(researcher_client, batch, monkeypatch):
+    def enqueue_and_run(**kwargs):  # a worker that is done before the view renders its response
+        job = job_enqueue(**kwargs)
+        job_run(job_id=job.id)
+        return job
+
+    monkeypatch.setattr("annotation.dashboard.views.job_enqueue", enqueue_and_run)
+    response = researcher_client.post(RECOMPUTE, {"batch": batch.pk}, headers=HTMX)
+    assert Job.objects.get().status == Job.Status.SUCCEEDED
+    assert response["HX-Refresh"] == "true"
+
+
+def test_the_stale_banner_is_gone_once_the_new_report_is_stored(researcher_client, batch, report):
+    rating_row = batch.dialogues.first().annotations.first()
+    rating_row.delete()  # the ratings changed since the report
+    assert 'data-stale="true"' in researcher_client.get(URL, {"batch": batch.pk}).content.decode()
+    job = job_enqueue(kind=AGREEMENT_REPORT, params={"batch_id": batch.pk, "n_boot": 0})
+    job_run(job_id=job.id)
+    assert researcher_client.get(URL, {"job": job.id}, headers=HTMX)["HX-Refresh"] == "true"
+    assert 'data-stale="true"' not in researcher_client.get(URL, {"batch": batch.pk}).content.decode()
 
 
 def test_recompute_without_htmx_redirects_to_the_dashboard_showing_the_job(researcher_client, batch, monkeypatch):
@@ -236,10 +259,13 @@ def test_follow_up_polls_until_the_job_ends_then_links_the_new_report(researcher
     job = job_enqueue(kind=AGREEMENT_REPORT, params={"batch_id": batch.pk, "n_boot": 0})
     html = researcher_client.get(URL, {"job": job.id}, headers=HTMX).content.decode()
     assert 'hx-trigger="every 2s"' in html and "Show the new report" not in html
+    assert "HX-Refresh" not in researcher_client.get(URL, {"job": job.id}, headers=HTMX)
     job_run(job_id=job.id)
-    html = researcher_client.get(URL, {"job": job.id}, headers=HTMX).content.decode()
+    response = researcher_client.get(URL, {"job": job.id}, headers=HTMX)
+    html = response.content.decode()
     assert "hx-trigger" not in html
-    assert f'href="{URL}?batch={batch.pk}">Show the new report</a>' in html
+    assert f'href="{URL}?batch={batch.pk}">Show the new report</a>' in html  # without JavaScript
+    assert response["HX-Refresh"] == "true"  # with it, the page shows the new report by itself
     assert researcher_client.get(URL, {"job": "nope"}, headers=HTMX).status_code == 404
 
 

@@ -74,7 +74,9 @@ def test_a_paused_batch_hands_out_nothing(researcher_client, batch):
 
 def test_only_the_chosen_annotators_get_items(researcher_client, batch):
     chosen, other = make_qualified_annotator("person_1"), make_qualified_annotator("person_2")
-    response = researcher_client.post(_url(batch), {**_settings(batch, restricted="True"), "annotators": [chosen.pk]})
+    response = researcher_client.post(
+        _url(batch), {**_settings(batch, restricted="True", annotations_per_item="1"), "annotators": [chosen.pk]}
+    )
     assert response.status_code == 302
     batch.refresh_from_db()
     assert batch.restricted and list(batch.annotators.all()) == [chosen]
@@ -106,3 +108,37 @@ def test_a_researcher_account_cannot_be_chosen(researcher_client, batch):
     response = researcher_client.post(_url(batch), {**_settings(batch, restricted="True"), "annotators": [outsider.pk]})
     assert "Select a valid choice" in response.content.decode()
     assert not batch.annotators.exists()
+
+
+# --- issue 30, point 3: a quota over the chosen annotators ------------------------------------------------------
+
+
+def test_a_quota_over_the_chosen_annotators_is_not_saved_without_an_explicit_yes(researcher_client, batch):
+    chosen = make_qualified_annotator("person_1")
+    data = {**_settings(batch, restricted="True", annotations_per_item="2"), "annotators": [chosen.pk]}
+    response = researcher_client.post(_url(batch), data)
+    html = response.content.decode()
+    assert response.status_code == 200
+    quota_field = html[html.index('data-field="annotations_per_item"') :]
+    assert "Each item needs 2 ratings but only 1 annotator is chosen" in quota_field[: quota_field.index("</div>")]
+    assert 'data-warning="quota-confirm"' in html and 'name="confirm_quota"' in html
+    batch.refresh_from_db()
+    assert not batch.restricted and batch.annotations_per_item == 3  # nothing saved
+
+    response = researcher_client.post(_url(batch), {**data, "confirm_quota": "on"})
+    assert response.status_code == 302
+    batch.refresh_from_db()
+    assert batch.restricted and batch.annotations_per_item == 2 and list(batch.annotators.all()) == [chosen]
+    # Saved that way, the batch page and the settings page keep saying it never completes.
+    for url in (f"/research/batches/{batch.pk}/", _url(batch)):
+        page = researcher_client.get(url).content.decode()
+        assert 'data-warning="quota"' in page and "each item needs 2 ratings but only 1 annotator is chosen" in page
+
+
+def test_enough_chosen_annotators_or_an_open_batch_need_no_confirmation(researcher_client, batch):
+    one, two = make_qualified_annotator("person_1"), make_qualified_annotator("person_2")
+    ok = {**_settings(batch, restricted="True", annotations_per_item="2"), "annotators": [one.pk, two.pk]}
+    assert researcher_client.post(_url(batch), ok).status_code == 302
+    open_to_all = {**_settings(batch, restricted="False", annotations_per_item="5"), "annotators": [one.pk]}
+    assert researcher_client.post(_url(batch), open_to_all).status_code == 302
+    assert 'data-warning="quota"' not in researcher_client.get(f"/research/batches/{batch.pk}/").content.decode()
