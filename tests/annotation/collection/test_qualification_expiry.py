@@ -211,3 +211,15 @@ def test_an_extension_must_move_the_expiry_later(annotator, passed_at):
             annotator=make_user("new", "annotator"), until=passed_at + timedelta(days=500), reason="r", by=researcher
         )
     assert not QualificationExtension.objects.exists()
+
+
+def test_the_api_refuses_an_expired_annotator_new_items_and_says_why(annotator, batch, passed_at, freeze):
+    from tests.annotation.api.support import API, logged_in, post
+
+    api = logged_in(annotator)
+    freeze(passed_at + timedelta(days=93))
+    response = post(api, API + f"batches/{batch.pk}/next/")
+    assert response.status_code == 403 and "再認定テスト" in response.json()["error"]
+    assert not Assignment.objects.exists()
+    freeze(passed_at + timedelta(days=91))
+    assert post(api, API + f"batches/{batch.pk}/next/").status_code == 200
