@@ -165,6 +165,12 @@ try:
 
     # --- Training: a qualification test item answered sooner than this is not accepted
     TRAINING_MIN_SECONDS_PER_ITEM = env_float("TRAINING_MIN_SECONDS_PER_ITEM", 5.0, minimum=0.0)
+    # --- Quarterly re-training (seed 000 B.3.2): a qualification expires this many days after it was
+    # passed (0: never); the re-qualification test asks this many gold items not seen in the previous
+    # attempt and passes with at least this weighted kappa on every axis.
+    QUALIFICATION_VALID_DAYS = env_int("QUALIFICATION_VALID_DAYS", 92, minimum=0)
+    REQUALIFICATION_ITEMS = env_int("REQUALIFICATION_ITEMS", 10, minimum=2)
+    REQUALIFICATION_MIN_KAPPA = env_float("REQUALIFICATION_MIN_KAPPA", 0.60, minimum=-1.0)
 
     # --- Layer3 progress streams (SSE): one response lasts at most this long; browsers reconnect
     LAYER3_SSE_SECONDS = env_float("LAYER3_SSE_SECONDS", 30.0, minimum=1.0)

@@ -11,6 +11,7 @@ from annotation.activity.compute import WINDOW_DAYS
 from annotation.activity.plot import activity_plot
 from annotation.activity.selectors import batch_activity
 from annotation.axes import AXES, MIN_KAPPA, TARGET_KAPPA
+from annotation.collection.qualification import qualification_expiries, valid_days
 from annotation.guidelines.scale import AXIS_NAMES
 from annotation.models import Batch
 from core.permissions import researcher_required
@@ -38,5 +39,7 @@ def activity(request, pk: int):
         "time_zone": settings.TIME_ZONE,
         "batch_url": reverse("annotation:batch", args=[batch.pk]),
         "dashboard_url": _dashboard_url(batch),
+        "expiries": qualification_expiries(),  # _qualification_expiries.html (quarterly re-training)
+        "valid_days": valid_days(),
     }
     return render(request, "annotation/activity/page.html", context)

@@ -18,6 +18,7 @@ from annotation.models import (
     AnnotatorProfile,
     Assignment,
     QualificationAttempt,
+    QualificationExtension,
     TrainingAnswer,
 )
 from annotation.services import annotation_update, annotation_values
@@ -196,8 +197,8 @@ class AnnotatorProfileAdmin(admin.ModelAdmin):
 
 @admin.register(QualificationAttempt)
 class QualificationAttemptAdmin(admin.ModelAdmin):
-    list_display = ["annotator", "started_at", "finished_at", "passed"]
-    list_filter = ["passed"]
+    list_display = ["annotator", "kind", "started_at", "finished_at", "passed", "extended_until"]
+    list_filter = ["passed", "kind"]
     search_fields = ["annotator__username"]
     readonly_fields = [
         "annotator",
@@ -209,10 +210,22 @@ class QualificationAttemptAdmin(admin.ModelAdmin):
         "reasons",
         "shown_item",
         "shown_at",
+        "kind",
+        "min_kappa",
+        "extended_until",  # changed with a reason on the activity page (QualificationExtension)
     ]
 
     def has_add_permission(self, request) -> bool:
         return False
+
+
+@admin.register(QualificationExtension)
+class QualificationExtensionAdmin(ReadOnlyAdmin):
+    """The audit of qualification extensions: who moved whose expiry, when, why, from and to."""
+
+    list_display = ["annotator", "old_expires_at", "new_expires_at", "extended_by", "created_at", "reason"]
+    search_fields = ["annotator__username", "extended_by__username", "reason"]
+    list_select_related = ["annotator", "extended_by"]
 
 
 @admin.register(TrainingAnswer)

@@ -10,7 +10,12 @@ from __future__ import annotations
 
 from rest_framework.permissions import BasePermission
 
-from annotation.collection.training import QUALIFICATION_REQUIRED_MESSAGE, is_qualified
+from annotation.collection.qualification import qualification_of
+from annotation.collection.training import (
+    QUALIFICATION_EXPIRED_MESSAGE,
+    QUALIFICATION_REQUIRED_MESSAGE,
+    is_qualified,
+)
 from core.permissions import IsAnnotator, IsResearcher
 from core.roles import ANNOTATOR, RESEARCHER, has_role
 
@@ -33,9 +38,10 @@ class IsQualified(BasePermission):
     """After ``IsAnnotator``: the annotator has passed the qualification test (staff count as qualified)."""
 
     def has_permission(self, request, view) -> bool:
-        if is_qualified(request.user):
+        current = qualification_of(request.user)
+        if current.qualified:
             return True
-        self.message = str(QUALIFICATION_REQUIRED_MESSAGE)
+        self.message = str(QUALIFICATION_EXPIRED_MESSAGE if current.expired else QUALIFICATION_REQUIRED_MESSAGE)
         return False
 
 

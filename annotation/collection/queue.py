@@ -204,13 +204,16 @@ def batches_visible_to(annotator):
     return Batch.objects.exclude(status=Batch.Status.CLOSED).filter(Q(restricted=False) | Q(pk__in=chosen))
 
 
-def work_left(*, batch: Batch, annotator) -> bool:
+def work_left(*, batch: Batch, annotator, take_new: bool = True) -> bool:
     """Whether ``assignment_next`` would give ``annotator`` an item of ``batch``: a reservation of theirs is
-    open, or an item is under its quota that they have neither been given nor rated (the queue's rule)."""
+    open, or (unless ``take_new`` is false) an item is under its quota that they have neither been given
+    nor rated (the queue's rule)."""
     if not batch_open_to(batch=batch, annotator=annotator):
         return False
     if Assignment.objects.filter(batch=batch, annotator=annotator, status=Assignment.Status.RESERVED).exists():
         return True
+    if not take_new:
+        return False
     given = Assignment.objects.filter(dialogue_id=OuterRef("dialogue_id"), annotator=annotator)
     rated = Annotation.objects.filter(dialogue_id=OuterRef("dialogue_id"), annotator=annotator)
     return (
@@ -221,8 +224,11 @@ def work_left(*, batch: Batch, annotator) -> bool:
     )
 
 
-def assignment_next(*, batch: Batch, annotator) -> Assignment | None:
+def assignment_next(*, batch: Batch, annotator, take_new: bool = True) -> Assignment | None:
     """The annotator's open reservation in ``batch``, or a new one; None when nothing is left for them.
+
+    ``take_new`` false (the annotator's qualification has expired: ``annotation.collection.qualification``):
+    the open reservation only, nothing new is reserved.
 
     When nothing is free, reservations of the batch past their expiry are given back and the
     search runs once more: an abandoned reservation never keeps an item from anyone. A paused or
@@ -231,17 +237,17 @@ def assignment_next(*, batch: Batch, annotator) -> Assignment | None:
     """
     if not batch_open_to(batch=batch, annotator=annotator):
         return None
-    found = _next(batch=batch, annotator=annotator)
-    if found is None and expire_reservations(batch=batch):
+    found = _next(batch=batch, annotator=annotator, take_new=take_new)
+    if found is None and take_new and expire_reservations(batch=batch):
         found = _next(batch=batch, annotator=annotator)
     return found
 
 
-def _next(*, batch: Batch, annotator) -> Assignment | None:
+def _next(*, batch: Batch, annotator, take_new: bool = True) -> Assignment | None:
     if connection.vendor == "postgresql":
-        return _next_postgresql(batch=batch, annotator=annotator)
+        return _next_postgresql(batch=batch, annotator=annotator, take_new=take_new)
     existing = current_assignment(batch=batch, annotator=annotator)
-    if existing is not None:
+    if existing is not None or not take_new:
         return existing
     for _attempt in range(5):
         try:
@@ -252,7 +258,7 @@ def _next(*, batch: Batch, annotator) -> Assignment | None:
     return current_assignment(batch=batch, annotator=annotator)
 
 
-def _next_postgresql(*, batch: Batch, annotator) -> Assignment | None:
+def _next_postgresql(*, batch: Batch, annotator, take_new: bool = True) -> Assignment | None:
     for _attempt in range(5):
         try:
             found = queue_postgresql.next_assignment(
@@ -261,10 +267,11 @@ def _next_postgresql(*, batch: Batch, annotator) -> Assignment | None:
                 now=timezone.now(),
                 minutes=RESERVATION_MINUTES,
                 since=start_of_today(),
+                take_new=take_new,
             )
         except queue_postgresql.Conflict:
             continue
-        if found is not None:
+        if found is not None or not take_new:
             return found
         # Nothing free for this annotator, or the picked row was taken meanwhile: look once more.
         if _next_candidate(batch=batch, annotator_id=annotator.pk) is None:

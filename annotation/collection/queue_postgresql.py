@@ -16,6 +16,7 @@ CTEs, under the same guarantees:
   go over quota); the reservation is inserted, and only when that succeeded is the count raised.
   A unique index allows one open reservation per annotator and batch, so racing tabs cannot
   both reserve. An open reservation whose item the annotator rated another way is passed over.
+  An annotator whose qualification expired gets their open reservation only (``take_new``).
 
 Table names come from the models' metadata; every value is a bound parameter.
 """
@@ -119,7 +120,7 @@ WITH existing AS (
     ORDER BY s.reserved_at LIMIT 1
 ), picked AS (
     SELECT e.dialogue_id AS id FROM {t["entry"]} e
-    WHERE NOT EXISTS (SELECT 1 FROM existing) AND e.batch_id = %(batch)s AND e.taken_count < %(quota)s
+    WHERE %(take_new)s AND NOT EXISTS (SELECT 1 FROM existing) AND e.batch_id = %(batch)s AND e.taken_count < %(quota)s
     AND NOT EXISTS (SELECT 1 FROM {t["assignment"]} s
                     WHERE s.dialogue_id = e.dialogue_id AND s.annotator_id = %(annotator)s OFFSET 0)
     AND NOT EXISTS (SELECT 1 FROM {t["annotation"]} n
@@ -187,13 +188,14 @@ class Conflict(Exception):
 
 
 def next_assignment(
-    *, batch: Batch, annotator_id: int, now: datetime, minutes: int, since: datetime
+    *, batch: Batch, annotator_id: int, now: datetime, minutes: int, since: datetime, take_new: bool = True
 ) -> Assignment | None:
     """The open reservation or a new one (see the module docstring); None when the statement found none.
 
     The assignment carries ``progress_counts``: the annotator's (total, since ``since``) ratings in
     the batch, and ``batch_ratings_done``: the batch's stored ratings, read by the same statement
-    (``annotation.collection.progress.batch_progress`` takes them).
+    (``annotation.collection.progress.batch_progress`` takes them). With ``take_new`` false (an
+    expired qualification) only the open reservation is returned: nothing new is reserved.
 
     One statement, so it needs no transaction of its own. Raises ``Conflict`` when the picked item
     could not be reserved (nothing was changed then).
@@ -207,6 +209,7 @@ def next_assignment(
         "now": now,
         "expires": expires,
         "since": since,
+        "take_new": take_new,
     }
     row = fetch(next_sql(), params, one=True)
     if row is None:

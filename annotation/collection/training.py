@@ -33,11 +33,13 @@ from django_htmx.http import HttpResponseClientRedirect
 
 from annotation.aggregation.agreement import pairwise_quadratic_kappa
 from annotation.axes import AXES, MIN_KAPPA
+from annotation.collection.qualification import qualification_of, qualification_of_request, requalification_items
 from annotation.models.training import GoldItem, QualificationAttempt, TrainingAnswer
 from core.roles import ANNOTATOR
 
 __all__ = [
     "MIN_SECONDS_SETTING",
+    "QUALIFICATION_EXPIRED_MESSAGE",
     "QUALIFICATION_REQUIRED_MESSAGE",
     "AnsweredTooFast",
     "AxisDifference",
@@ -55,9 +57,11 @@ __all__ = [
     "qualification_item_shown",
     "qualification_next_item",
     "qualification_open_attempt",
+    "qualification_or_finishing",
     "qualification_required",
     "qualification_review",
     "qualification_start",
+    "requalification_start",
     "seconds_left",
 ]
 
@@ -84,36 +88,24 @@ QUALIFICATION_REQUIRED_MESSAGE = gettext_lazy(
 
 
 def is_qualified(user) -> bool:
-    """True for users with a passed qualification attempt; staff users count as qualified."""
-    if not getattr(user, "is_authenticated", False) or not user.is_active:
-        return False
-    if user.is_staff:
-        return True
-    return QualificationAttempt.objects.filter(annotator=user, passed=True).exists()
+    """True for users whose qualification is valid now (``annotation.collection.qualification``); staff count."""
+    return qualification_of(user).qualified
 
 
-_SESSION_KEY = "annotation.qualified_user"
+QUALIFICATION_EXPIRED_MESSAGE = gettext_lazy(
+    "Your qualification has expired: take the short re-qualification test on the training page to annotate again."
+)
 
 
-def is_qualified_in_session(request) -> bool:
-    """``is_qualified`` remembered in the session once true (a passed test stays passed): one query less per page."""
-    if request.session.get(_SESSION_KEY) == request.user.pk:
-        return True
-    qualified = is_qualified(request.user)
-    if qualified:
-        request.session[_SESSION_KEY] = request.user.pk
-    return qualified
-
-
-def qualification_required(view_func):
-    """Send users who have not passed the qualification test to the training page, with a message."""
-
+def _gate(view_func, *, finishing: bool):
     @wraps(view_func)
     def wrapper(request, *args, **kwargs):
         if not request.user.is_authenticated:
             return redirect_to_login(request.get_full_path())
-        if not is_qualified_in_session(request):
-            messages.warning(request, str(QUALIFICATION_REQUIRED_MESSAGE))
+        qualification = qualification_of_request(request)
+        if not qualification.qualified and not (finishing and qualification.ever_passed):
+            expired = qualification.ever_passed
+            messages.warning(request, str(QUALIFICATION_EXPIRED_MESSAGE if expired else QUALIFICATION_REQUIRED_MESSAGE))
             url = reverse("annotation:training")
             if getattr(request, "htmx", False):
                 return HttpResponseClientRedirect(url)
@@ -121,6 +113,17 @@ def qualification_required(view_func):
         return view_func(request, *args, **kwargs)
 
     return wrapper
+
+
+def qualification_required(view_func):
+    """Send users without a valid qualification (never passed, or expired) to the training page, with a message."""
+    return _gate(view_func, finishing=False)
+
+
+def qualification_or_finishing(view_func):
+    """As ``qualification_required``, but users whose qualification expired get through: an open reservation
+    may still be rated and submitted. The view finds ``request.qualification`` and hands out nothing new."""
+    return _gate(view_func, finishing=True)
 
 
 # --------------------------------------------------------------------------- practice
@@ -235,6 +238,28 @@ def qualification_start(*, annotator) -> QualificationAttempt:
         return QualificationAttempt.objects.get(annotator=annotator, finished_at__isnull=True)
 
 
+def requalification_start(*, annotator) -> QualificationAttempt:
+    """The annotator's unfinished attempt, or a new re-qualification test: ``REQUALIFICATION_ITEMS`` gold
+    test items not asked in their previous attempt, passed with ``REQUALIFICATION_MIN_KAPPA`` on every axis."""
+    attempt = qualification_open_attempt(annotator=annotator)
+    if attempt is not None:
+        return attempt
+    if not QualificationAttempt.objects.filter(annotator=annotator, passed=True).exists():
+        raise TrainingUnavailable("a re-qualification needs a qualification test passed before")
+    item_ids = requalification_items(annotator=annotator)
+    if not item_ids:
+        raise TrainingUnavailable("there are no test items yet")
+    min_kappa = float(getattr(settings, "REQUALIFICATION_MIN_KAPPA", MIN_KAPPA))
+    kind = QualificationAttempt.Kind.REQUALIFICATION
+    try:
+        with transaction.atomic():
+            return QualificationAttempt.objects.create(
+                annotator=annotator, item_ids=item_ids, kind=kind, min_kappa=min_kappa
+            )
+    except IntegrityError:  # a second request started one at the same moment
+        return QualificationAttempt.objects.get(annotator=annotator, finished_at__isnull=True)
+
+
 def qualification_next_item(*, attempt: QualificationAttempt) -> tuple[GoldItem | None, int]:
     """The first unanswered item of the attempt and its 1-based number; (None, 0) when all are answered."""
     answered = set(attempt.answers.values_list("gold_item_id", flat=True))
@@ -329,7 +354,7 @@ def qualification_finish(*, attempt: QualificationAttempt) -> QualificationAttem
     """Score the attempt against the gold scores of its items and store the result."""
     answers = attempt.answers.select_related("gold_item")
     pairs = {axis: [(a.scores[axis], a.gold_item.gold[axis]) for a in answers] for axis in AXES}
-    attempt.passed, attempt.kappas, attempt.reasons = gold_agreement(pairs)
+    attempt.passed, attempt.kappas, attempt.reasons = gold_agreement(pairs, min_kappa=attempt.min_kappa)
     attempt.finished_at = timezone.now()
     attempt.save(update_fields=["passed", "kappas", "reasons", "finished_at"])
     return attempt

@@ -2,7 +2,7 @@
 
 from django.urls import path
 
-from annotation.collection import views_training
+from annotation.collection import views_retraining, views_training
 from annotation.guidelines import views as views_guidelines
 
 urlpatterns = [
@@ -16,6 +16,12 @@ urlpatterns = [
         "training/qualification/<id:attempt_id>/",
         views_training.qualification_result,
         name="qualification-result",
+    ),
+    path("training/requalification/start/", views_retraining.requalification_start, name="requalification-start"),
+    path(
+        "research/qualifications/<id:user_id>/extend/",
+        views_retraining.qualification_extension,
+        name="qualification-extend",
     ),
     path("training/gold/", views_training.gold_items, name="gold-items"),
     path("training/results/", views_training.qualification_results, name="qualification-results"),

@@ -25,6 +25,7 @@ from annotation.axes import AXES, MIN_CONFIDENCE
 from annotation.collection.forms import EditReasonForm, ItemCommentForm, RatingForm, SkipForm, parse_rating
 from annotation.collection.history import edits_of, ratings_page, skipped_page
 from annotation.collection.progress import batch_progress
+from annotation.collection.qualification import qualification_of_request
 from annotation.collection.queue import (
     Outcome,
     Rated,
@@ -37,7 +38,7 @@ from annotation.collection.queue import (
     rating_submit,
     work_left,
 )
-from annotation.collection.training import qualification_required
+from annotation.collection.training import qualification_or_finishing, qualification_required
 from annotation.guidelines.scale import AXIS_NAMES, axes_info
 from annotation.models import Annotation, Assignment, Batch
 from annotation.review.services import ReviewError, item_comment_create
@@ -50,22 +51,31 @@ ANNOTATOR_EDIT = "annotator edit"  # the reason stored when the annotator gives 
 logger = logging.getLogger(__name__)
 
 
-def _batches_for(user):
+def _take_new(request) -> bool:
+    """Whether the queue may hand this annotator new items: not once their qualification has expired."""
+    return not request.qualification.expired
+
+
+def _batches_for(user, *, take_new: bool = True):
     mine = Count("dialogues__annotations", filter=Q(dialogues__annotations__annotator=user), distinct=True)
     visible = (
         batches_visible_to(user).annotate(n_items=Count("dialogues", distinct=True), n_mine=mine).filter(n_items__gt=0)
     )
     batches = list(visible)
     for batch in batches:  # only offer "start / continue" where the queue has an item for this annotator
-        batch.work_left = work_left(batch=batch, annotator=user)
+        batch.work_left = work_left(batch=batch, annotator=user, take_new=take_new)
     return batches
 
 
 @annotator_required
-@qualification_required
+@qualification_or_finishing
 @require_GET
 def queue(request):
-    context = {"batches": _batches_for(request.user), "audits": audits_for_rater(request.user)}
+    qualification_of_request(request, fresh=True)  # not the hot path: the notice and expiry as stored now
+    context = {
+        "batches": _batches_for(request.user, take_new=_take_new(request)),
+        "audits": audits_for_rater(request.user),
+    }
     return render(request, "annotation/queue/batches.html", context)
 
 
@@ -78,7 +88,7 @@ def _workspace(
     undo_skip: Assignment | None = None,
     clear_toast: bool = False,
 ):
-    assignment = assignment or assignment_next(batch=batch, annotator=request.user)
+    assignment = assignment or assignment_next(batch=batch, annotator=request.user, take_new=_take_new(request))
     context = {
         "batch": batch,
         "assignment": assignment,
@@ -118,7 +128,7 @@ def _axis_rows(form):
 
 
 @annotator_required
-@qualification_required
+@qualification_or_finishing
 @require_GET
 def rate(request, batch_id: int):
     batch = batch_get(batch_id)
@@ -149,7 +159,7 @@ def _own_assignment(request, batch_id: int, assignment_id: int) -> tuple[Batch, 
 
 
 @annotator_required
-@qualification_required
+@qualification_or_finishing
 @require_POST
 def submit(request, batch_id: int, assignment_id: int):
     rating = parse_rating(request.POST)
@@ -174,7 +184,7 @@ def submit(request, batch_id: int, assignment_id: int):
     following = None
     try:
         with transaction.atomic() if transaction.get_connection().in_atomic_block else nullcontext():
-            following = assignment_next(batch=rated.batch, annotator=request.user)
+            following = assignment_next(batch=rated.batch, annotator=request.user, take_new=_take_new(request))
     except DatabaseError:
         logger.exception("next item for %s in batch %s failed after a stored rating", request.user, rated.batch)
     return _workspace(request, rated.batch, assignment=following)
@@ -218,7 +228,7 @@ def _tell(request, rated: Rated, scores: dict, confidences: dict) -> None:
 
 
 @annotator_required
-@qualification_required
+@qualification_or_finishing
 @require_POST
 def skip(request, batch_id: int, assignment_id: int):
     batch, assignment = _own_assignment(request, batch_id, assignment_id)
@@ -271,7 +281,7 @@ def unskip(request, assignment_id: int):
 
 
 @annotator_required
-@qualification_required
+@qualification_or_finishing
 @require_POST
 def comment(request, batch_id: int, assignment_id: int):
     """An annotator's comment or "problem" mark on the item of one of their assignments (not a rating)."""

@@ -21,6 +21,7 @@ from django.db.models import Count, Q
 from django.http import Http404
 from django.shortcuts import get_object_or_404, redirect, render
 from django.urls import reverse
+from django.utils import timezone
 from django.utils.translation import gettext as _
 from django.utils.translation import gettext_lazy, ngettext
 from django.views.decorators.http import require_GET, require_http_methods, require_POST
@@ -29,6 +30,8 @@ from django_htmx.http import HttpResponseClientRedirect
 from annotation.axes import MIN_CONFIDENCE, MIN_KAPPA
 from annotation.collection import gold_import, training
 from annotation.collection.forms import RatingForm
+from annotation.collection.qualification import Qualification, qualification_of_request
+from annotation.collection.views_retraining import retraining_context
 from annotation.guidelines.scale import axes_info
 from annotation.io.records import InputError
 from annotation.models.training import GoldItem, QualificationAttempt, TrainingAnswer
@@ -127,8 +130,11 @@ def training_start(request):
     user = request.user
     minimum = training.min_seconds_per_item()
     attempts = list(QualificationAttempt.objects.filter(annotator=user).annotate(n_answers=Count("answers")))
+    current = qualification_of_request(request, fresh=True)
     context = {
-        "qualified": training.is_qualified(user),
+        "qualified": current.qualified,
+        "qualification": current,
+        **retraining_context(request.user, current),
         "practice": training.practice_progress(annotator=user),
         "n_test": GoldItem.objects.filter(set=GoldItem.Set.TEST).count(),
         "open_attempt": next((a for a in attempts if not a.is_finished), None),
@@ -285,11 +291,13 @@ def qualification_result(request, attempt_id: int):
     ]
     answers = [r.answer for r in matched + [d["review"] for d in differing] if r.answer is not None]
     seconds = [a.seconds for a in answers if a.seconds is not None]
+    if own:
+        qualification_of_request(request, fresh=True)  # a passed test renews the qualification kept in the session
     context = {
         "attempt": attempt,
         "rows": rows,
         "own": own,
-        "min_kappa": MIN_KAPPA,
+        "min_kappa": attempt.min_kappa,
         "differing": differing,
         "matched": matched,
         "median_seconds": statistics.median(seconds) if seconds else None,
@@ -362,7 +370,12 @@ def gold_items(request):
 @require_GET
 def qualification_results(request):
     annotators = list(training.annotators_with_attempts())
+    now = timezone.now()
     for user in annotators:
-        user.qualified = user.is_staff or any(a.passed for a in user.attempts)
+        passed = [a for a in user.attempts if a.passed]
+        latest = max(passed, key=lambda a: a.finished_at) if passed else None
+        user.qualified = Qualification.of(
+            latest and latest.finished_at, latest and latest.extended_until, now=now, staff=user.is_staff
+        ).qualified
     context = {"annotators": annotators, "axes": axes_info(), "min_kappa": MIN_KAPPA}
     return render(request, "annotation/training/results.html", context)

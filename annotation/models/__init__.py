@@ -12,7 +12,7 @@ from annotation.models.queue import Assignment, QueueEntry
 from annotation.models.rating import Annotation, AnnotationEdit, AnnotatorProfile
 from annotation.models.review import Adjudication, ItemComment
 from annotation.models.tally import RatingQuarter, RatingTotal
-from annotation.models.training import GoldItem, QualificationAttempt, TrainingAnswer
+from annotation.models.training import GoldItem, QualificationAttempt, QualificationExtension, TrainingAnswer
 
 __all__ = [
     "Adjudication",
@@ -32,6 +32,7 @@ __all__ = [
     "ItemComment",
     "JudgeAudit",
     "QualificationAttempt",
+    "QualificationExtension",
     "QualityFlag",
     "QualityFlagReview",
     "QueueEntry",

@@ -6,9 +6,9 @@ from django.db.models import Q
 from django.utils import timezone
 from django.utils.translation import gettext_lazy as _
 
-from annotation.axes import AXES
+from annotation.axes import AXES, MIN_KAPPA
 
-__all__ = ["GoldItem", "QualificationAttempt", "TrainingAnswer"]
+__all__ = ["GoldItem", "QualificationAttempt", "QualificationExtension", "TrainingAnswer"]
 
 
 def _score_constraints(prefix: str, suffix: str) -> list[models.CheckConstraint]:
@@ -74,7 +74,17 @@ class GoldItem(models.Model):
 
 
 class QualificationAttempt(models.Model):
-    """One sitting of the qualification test: the items in their fixed order, then the result per axis."""
+    """One sitting of the qualification test: the items in their fixed order, then the result per axis.
+
+    The latest passed attempt is the annotator's qualification; it expires ``QUALIFICATION_VALID_DAYS``
+    after it was passed, or at ``extended_until`` when a researcher extended it to a later time
+    (``annotation.collection.qualification``). A re-qualification is a shorter test of gold items not
+    seen in the previous attempt, with its own minimum kappa; passing it renews the qualification.
+    """
+
+    class Kind(models.TextChoices):
+        QUALIFICATION = "qualification", _("qualification test")
+        REQUALIFICATION = "requalification", _("re-qualification test")
 
     annotator = models.ForeignKey(
         settings.AUTH_USER_MODEL,
@@ -100,6 +110,11 @@ class QualificationAttempt(models.Model):
         related_name="+",
     )
     shown_at = models.DateTimeField(_("item shown at"), null=True, blank=True)
+    kind = models.CharField(_("kind"), max_length=20, choices=Kind.choices, default=Kind.QUALIFICATION)
+    # The weighted kappa every axis must reach, fixed when the attempt starts.
+    min_kappa = models.FloatField(_("minimum kappa"), default=MIN_KAPPA)
+    # Set by a researcher's extension (QualificationExtension holds who, when and why).
+    extended_until = models.DateTimeField(_("extended until"), null=True, blank=True)
 
     class Meta:
         ordering = ["-started_at", "-id"]
@@ -128,6 +143,43 @@ class QualificationAttempt(models.Model):
     def axis_kappas(self) -> list[tuple[str, float | None]]:
         """(axis, kappa) in axis order; kappa None where undefined or not yet computed."""
         return [(axis, self.kappas.get(axis)) for axis in AXES]
+
+
+class QualificationExtension(models.Model):
+    """A researcher moved an annotator's qualification expiry to a later time: who, when, why, from and to."""
+
+    annotator = models.ForeignKey(
+        settings.AUTH_USER_MODEL,
+        verbose_name=_("annotator"),
+        on_delete=models.CASCADE,
+        related_name="qualification_extensions",
+    )
+    attempt = models.ForeignKey(
+        QualificationAttempt,
+        verbose_name=_("qualification attempt"),
+        on_delete=models.CASCADE,
+        related_name="extensions",
+    )
+    extended_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL,
+        verbose_name=_("extended by"),
+        null=True,
+        on_delete=models.SET_NULL,
+        related_name="+",
+    )
+    created_at = models.DateTimeField(_("extended at"), default=timezone.now)
+    reason = models.TextField(_("reason"))
+    old_expires_at = models.DateTimeField(_("previous expiry"), null=True, blank=True)
+    new_expires_at = models.DateTimeField(_("new expiry"))
+
+    class Meta:
+        ordering = ["-created_at", "-id"]
+        verbose_name = _("qualification extension")
+        verbose_name_plural = _("qualification extensions")
+        constraints = [models.CheckConstraint(condition=~Q(reason=""), name="qualification_extension_has_reason")]
+
+    def __str__(self) -> str:
+        return f"{self.annotator_id} → {timezone.localtime(self.new_expires_at):%Y-%m-%d}"
 
 
 class TrainingAnswer(models.Model):

@@ -23,6 +23,7 @@ from annotation.models import (
     ItemComment,
     JudgeAudit,
     QualificationAttempt,
+    QualificationExtension,
     QualityFlag,
     TrainingAnswer,
 )
@@ -61,6 +62,9 @@ def data(jsonl, annotator, staff_user):
     attempt = QualificationAttempt.objects.create(annotator=annotator)
     TrainingAnswer.objects.create(annotator=annotator, gold_item=gold, attempt=attempt, social_score=1,
                                   avoidant_score=1, mechanical_score=1, self_score=1)  # fmt: skip
+    passed = QualificationAttempt.objects.create(annotator=staff_user, finished_at=timezone.now(), passed=True)
+    QualificationExtension.objects.create(annotator=staff_user, attempt=passed, extended_by=staff_user, reason=EVIL,
+                                          new_expires_at=timezone.now())  # fmt: skip
     audit = JudgeAudit.objects.create(name=EVIL, kind="gv", source_batch="l3", requested_size=1, seed=1, population=1)
     unit = AuditItem.objects.create(audit=audit, key="t1:g1", trial_id="t1", model_config="A", context={"text": EVIL},
                                     judge_model="m", judge_prompt="p@1", judge_score=1, judge_reasoning=EVIL,
