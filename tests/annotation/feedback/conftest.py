@@ -1,10 +1,9 @@
 """Two months of ratings (February and March 2026, Tokyo time) whose figures the tests work out independently.
 
 March: 30 items (m000..m029) rated by ann_a, ann_b, ann_c and ann_d; ann_d gives social 1 throughout
-(straight-lining), ann_c rates in 3 seconds, ann_a strays far from the others on m000 (whose text holds a
-<script>). February: 20 other items (f000..f019) rated by ann_a, ann_b and ann_c. Every confidence is 0.9, so the
-consensus of an item is the plain mean of its ratings. Flags: one on ann_a raised in March (accepted, reviewed)
-and one in February.
+(straight-lining), ann_c rates in 3 seconds. February: 20 other items (f000..f019) rated by ann_a, ann_b and
+ann_c. Every confidence is 0.9, so the consensus of an item is the plain mean of its ratings. Flags: one on ann_a
+raised in March (accepted, reviewed) and one in February.
 """
 
 from __future__ import annotations
@@ -20,7 +19,6 @@ TOKYO = ZoneInfo("Asia/Tokyo")
 AXES = ("social", "avoidant", "mechanical", "self")
 MARCH = datetime(2026, 3, 1, tzinfo=TOKYO)
 FEBRUARY = datetime(2026, 2, 1, tzinfo=TOKYO)
-SCRIPT = "<script>alert('feedback')</script>"
 
 
 @dataclass
@@ -40,7 +38,7 @@ class FeedbackData:
     flag_february: object
 
 
-def _month_ratings(rng, items: list[str], raters: list[str], *, straight: str | None, stray: str | None) -> Month:
+def _month_ratings(rng, items: list[str], raters: list[str], *, straight: str | None) -> Month:
     month = Month()
     truth = {item: rng.integers(1, 6, size=len(AXES)) for item in items}
     for name in raters:
@@ -52,8 +50,6 @@ def _month_ratings(rng, items: list[str], raters: list[str], *, straight: str | 
             scores = np.clip(truth[item] + noise, 1, 5)
             if name == straight:
                 scores[0] = 1
-            if name == stray and k == 0:
-                scores = np.where(truth[item] >= 3, 1, 5)
             seconds = 3.0 if name == "ann_c" else float(20 + (k * 7 + len(name)) % 40)
             month.ratings[name][item] = (tuple(int(s) for s in scores), seconds)
     return month
@@ -94,10 +90,11 @@ def feedback_data(db) -> FeedbackData:
     february_items = [f"f{i:03d}" for i in range(20)]
     dialogues = {}
     for item in march_items + february_items:
-        text = f"{SCRIPT} 質問 {item}" if item == "m000" else f"質問 {item}"
-        dialogues[item] = Dialogue.objects.create(external_id=item, user_text=text, response_text=f"回答 {item}", batch=batch)
-    march = _month_ratings(rng, march_items, names, straight="ann_d", stray="ann_a")
-    february = _month_ratings(rng, february_items, names[:3], straight=None, stray=None)
+        dialogues[item] = Dialogue.objects.create(
+            external_id=item, user_text=f"質問 {item}", response_text=f"回答 {item}", batch=batch
+        )
+    march = _month_ratings(rng, march_items, names, straight="ann_d")
+    february = _month_ratings(rng, february_items, names[:3], straight=None)
     _store(march, MARCH, batch, users, dialogues)
     _store(february, FEBRUARY, batch, users, dialogues)
     flag_march = QualityFlag.objects.create(

@@ -105,12 +105,18 @@ def test_kappa_with_the_consensus_and_the_bias_match_a_consensus_rebuilt_by_hand
 
 def test_straight_lining_is_found_on_the_axis_where_one_annotator_never_varies(feedback_data, march):
     straight = {
-        (name, axis): march["people"][name]["axes"][axis]["straight_lining"] for name in march["people"] for axis in AXES
+        (name, axis): march["people"][name]["axes"][axis]["straight_lining"]
+        for name in march["people"]
+        for axis in AXES
     }
     assert straight[("ann_d", "social")]["flagged"] is True
     assert straight[("ann_d", "social")]["own_variance"] == 0.0
     assert straight[("ann_d", "social")]["modal_share"] == 1.0
-    others = [feedback_data.march.ratings[n][i][0][0] for n in ("ann_a", "ann_b", "ann_c") for i in feedback_data.march.ratings[n]]
+    others = [
+        feedback_data.march.ratings[n][i][0][0]
+        for n in ("ann_a", "ann_b", "ann_c")
+        for i in feedback_data.march.ratings[n]
+    ]
     assert straight[("ann_d", "social")]["others_variance"] == pytest.approx(np.var(others), abs=1e-9)
     assert [key for key, value in straight.items() if value["flagged"]] == [("ann_d", "social")]
 
