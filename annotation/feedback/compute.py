@@ -158,6 +158,16 @@ def month_feedback(
         }
     )
     rounded, merged, n_consensus = consensus_columns(ratings)
+    pairs: dict[tuple[str, int, int], dict] = {}
+
+    def pair(axis: str, r: int, s: int) -> dict:
+        """A pair's kappa and CI, computed once for both annotators (kappa and its bootstrap are symmetric)."""
+        key = (axis, min(r, s), max(r, s))
+        if key not in pairs:
+            scores = ratings.scores[axis]
+            pairs[key] = pair_kappa(scores[:, key[1]], scores[:, key[2]], n_boot=boot, seed=seed)
+        return pairs[key]
+
     pooled_seconds = ratings.seconds[~np.isnan(ratings.seconds)]
     people = {}
     for r, name in enumerate(ratings.rater_ids):
@@ -176,7 +186,7 @@ def month_feedback(
                 "bias": _bias(own, merged[axis]),
                 "straight_lining": _straight_lining(scores, r, THRESHOLDS),
                 "pairs": [
-                    {"other": other, **pair_kappa(own, scores[:, s], n_boot=boot, seed=seed)}
+                    {"other": other, **pair(axis, r, s)}
                     for s, other in enumerate(ratings.rater_ids)
                     if s != r and details and np.any((own > 0) & (scores[:, s] > 0))
                 ],

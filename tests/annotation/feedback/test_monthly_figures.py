@@ -68,7 +68,9 @@ def test_each_pair_kappa_per_axis_is_sklearns_on_the_items_both_rated_that_month
                 expected = cohen_kappa_score(a, b, weights="quadratic", labels=[1, 2, 3, 4, 5])
                 assert pair["kappa"] == pytest.approx(expected, abs=1e-9)
                 assert pair["n_items"] == len(common)
-                low, high, _ = bootstrap_kappa_ci(np.array([a, b]).T, n_boot=N_BOOT, seed=0)
+                # One interval per pair, whoever's page shows it: the columns in the annotators' order.
+                columns = [a, b] if name < other else [b, a]
+                low, high, _ = bootstrap_kappa_ci(np.array(columns).T, n_boot=N_BOOT, seed=0)
                 assert pair["ci95"] == pytest.approx([low, high], abs=1e-12)
 
 
