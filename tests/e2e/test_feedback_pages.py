@@ -7,15 +7,16 @@ from pathlib import Path
 
 import pytest
 
-from tests.e2e.conftest import browser, log_in  # noqa: F401  (the session browser fixture)
+from tests.annotation.feedback import conftest as feedback_fixtures
+from tests.e2e.conftest import log_in
 from tests.helpers import PASSWORD
 
-SHOTS = Path(os.environ.get("SHOTS_DIR", Path(__file__).resolve().parents[2] / "artifacts" / "feedback"))
-pytestmark = pytest.mark.browser
+feedback_data = feedback_fixtures.feedback_data  # the fixture month of the feedback tests
+SHOTS = Path(os.environ.get("SHOTS_DIR", Path(__file__).resolve().parents[1] / "artifacts" / "feedback"))
 
 
 @pytest.fixture
-def wide_page(browser, live_server):  # noqa: F811
+def wide_page(browser, live_server):
     context = browser.new_context(base_url=live_server.url, locale="en-US", viewport={"width": 1366, "height": 768})
     context.set_default_timeout(15_000)
     page = context.new_page()
@@ -52,7 +53,10 @@ def test_an_annotator_reads_their_month_in_japanese_and_english(wide_page, trans
 
 
 def test_a_researcher_prepares_the_overview_and_sees_the_heat_maps_coloured(
-    wide_page, transactional_db, feedback_data, settings
+    wide_page,
+    transactional_db,
+    feedback_data,
+    settings,
 ):
     settings.AGREEMENT_MONITOR_N_BOOT = 200
     page = wide_page
