@@ -13,7 +13,8 @@ from datetime import date, datetime, time
 import numpy as np
 from django.conf import settings
 from django.contrib.auth import get_user_model
-from django.db.models import Max, Prefetch
+from django.core.cache import cache
+from django.db.models import Count, Max, Prefetch, Sum
 from django.utils import timezone
 
 from annotation.axes import AXES
@@ -22,6 +23,7 @@ from annotation.io.dataset import RatingSet
 from annotation.models import Annotation, Dialogue, MonthlyFeedback, QualityFlag, QualityFlagReview
 
 TREND_MONTHS = 6  # the month shown and the five before it
+COMPUTED_SECONDS = 600  # how long figures computed on demand (a month not prepared) are reused
 
 
 def first_of(day: date) -> date:
@@ -133,12 +135,36 @@ class Month:
         return f"{self.month:%Y-%m}"
 
 
+def _ratings_signature(month: date) -> str:
+    """Changes whenever a rating of the month is added, removed or edited: the count, the latest change (an edit
+    stamps ``updated_at``), and the sums of the ids and of every score column."""
+    start, end = month_bounds(month)
+    sums = {f"s{k}": Sum(f"{axis}_score") for k, axis in enumerate(AXES)}
+    seen = (
+        human_ratings()
+        .filter(created_at__gte=start, created_at__lt=end)
+        .aggregate(n=Count("id"), changed=Max("updated_at"), ids=Sum("id"), **sums)
+    )
+    seen["changed"] = seen["changed"].timestamp() if seen["changed"] else 0
+    return ":".join(str(seen[key]) for key in sorted(seen))
+
+
 def month_figures(month: date) -> Month:
-    """The prepared month if there is one, else its figures computed from the ratings stored now (not stored)."""
+    """The prepared month if there is one, else its figures computed from the ratings stored now (not stored).
+
+    Computed figures are cached for a few minutes, keyed by the month's ratings as they are (a new or edited
+    rating computes them again): the overview and each annotator's page then share one computation.
+    """
     row = MonthlyFeedback.objects.filter(month=month).select_related("prepared_by").first()
     if row is not None:
         return Month(month, row.content, row)
-    return Month(month, compute_month_with_trend(month, n_boot=settings.AGREEMENT_MONITOR_N_BOOT), None)
+    n_boot = settings.AGREEMENT_MONITOR_N_BOOT
+    key = f"feedback-month:{month:%Y-%m}:{n_boot}:{_ratings_signature(month)}"
+    content = cache.get(key)
+    if content is None:
+        content = compute_month_with_trend(month, n_boot=n_boot)
+        cache.set(key, content, COMPUTED_SECONDS)
+    return Month(month, content, None)
 
 
 def flags_received(month: date, usernames=None) -> dict[str, list[QualityFlag]]:

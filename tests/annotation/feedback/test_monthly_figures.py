@@ -7,7 +7,7 @@ engine's own functions are called directly on a matrix built from the fixture's 
 
 from __future__ import annotations
 
-from datetime import date
+from datetime import date, timedelta
 
 import numpy as np
 import pytest
@@ -170,3 +170,17 @@ def test_a_month_that_was_not_prepared_is_computed_on_demand_and_not_stored(feed
     assert figures.prepared is None and figures.content["month"] == "2026-03"
     assert not MonthlyFeedback.objects.exists()
     assert month_figures(date(2025, 12, 1)).content is None
+
+
+def test_figures_computed_on_demand_follow_an_edited_rating(feedback_data, settings):
+    from django.db.models import F
+
+    from annotation.models import Annotation
+
+    settings.AGREEMENT_MONITOR_N_BOOT = N_BOOT
+    before = month_figures(MARCH).content["people"]["ann_d"]["axes"]["social"]["straight_lining"]
+    assert before["flagged"] is True
+    rating = Annotation.objects.filter(annotator__username="ann_d", created_at__month=3).order_by("pk").first()
+    Annotation.objects.filter(pk=rating.pk).update(social_score=5, updated_at=F("updated_at") + timedelta(seconds=1))
+    after = month_figures(MARCH).content["people"]["ann_d"]["axes"]["social"]["straight_lining"]
+    assert after["own_variance"] > 0 and after["modal_share"] < 1.0
