@@ -85,7 +85,7 @@ NAV_ITEMS: list[NavItem] = [
     ),
     NavItem(
         "feedback",
-        _("Monthly feedback"),
+        _("Feedback"),  # short: the researchers' top bar is full at 1366 px
         "annotation:feedback",
         RESEARCHER,
         _("The month of every annotator for the feedback meeting: one table, the heat maps, printable and as CSV."),

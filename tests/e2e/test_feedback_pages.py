@@ -30,6 +30,11 @@ def _shoot(page, name: str) -> None:
     page.screenshot(path=str(SHOTS / f"{name}-full.png"), full_page=True)
 
 
+def _one_line_top_bar(page) -> bool:
+    """Every link of the researcher's navigation sits on the same line at 1366 px."""
+    return len({round(box["y"]) for box in (a.bounding_box() for a in page.locator("nav.mainnav a").all())}) == 1
+
+
 def _switch_to_english(page) -> None:
     with page.expect_navigation():
         page.select_option("#language-select", "en")
@@ -70,7 +75,9 @@ def test_a_researcher_prepares_the_overview_and_sees_the_heat_maps_coloured(
     cell = page.locator("table.heatmap td.cell:not(.diag):not(.undefined)").first
     assert cell.evaluate("c => c.style.backgroundColor") != ""  # page.js applied the server's colours
     _shoot(page, "overview-ja")
+    assert _one_line_top_bar(page)
     _switch_to_english(page)
+    assert _one_line_top_bar(page)
     _shoot(page, "overview-en")
     page.click("[data-download=print]")
     page.wait_for_selector("[data-print]")
