@@ -4,6 +4,7 @@ from celery import shared_task
 
 from annotation.audits.queue import expire_all_reservations
 from annotation.collection.queue import expire_reservations
+from annotation.feedback.tasks import feedback_monthly_task  # noqa: F401  (registers the monthly task)
 from annotation.monitoring import weekly_agreement_reports
 
 SWEEP_SECONDS = 300

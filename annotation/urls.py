@@ -8,6 +8,7 @@ urlpatterns = [
     path("", include("annotation.dashboard.urls")),
     path("", include("annotation.workspace.urls")),
     path("", include("annotation.activity.urls")),
+    path("", include("annotation.feedback.urls")),
     path("", include("annotation.spreadsheets.urls")),
     path("", include("annotation.audits.urls_research")),
     path("", include("annotation.audits.urls")),

@@ -161,6 +161,11 @@ try:
         CELERY_BEAT_SCHEDULE["weekly-agreement"] = {"task": "annotation.weekly_agreement", "schedule": _weekly_run}
     # Bootstrap replicates of the weekly reports: annotation.aggregation.reports.N_BOOT, at most what a job may ask for.
     AGREEMENT_MONITOR_N_BOOT = env_int("AGREEMENT_MONITOR_N_BOOT", 1000, minimum=0, maximum=10_000)
+    # Monthly feedback (seed 000 B.3.2, annotation.feedback): on the first of each month, prepare the month that
+    # just ended (once per month). Same crontab rules as above; "off" leaves the entry out.
+    _monthly_run = env_crontab("FEEDBACK_MONTHLY_CRON", "0 5 1 * *")
+    if _monthly_run is not None:
+        CELERY_BEAT_SCHEDULE["feedback-monthly"] = {"task": "annotation.feedback_monthly", "schedule": _monthly_run}
     CELERY_BEAT_SCHEDULE_FILENAME = str(VAR_DIR / "celerybeat-schedule")
 
     # --- Training: a qualification test item answered sooner than this is not accepted

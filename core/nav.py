@@ -56,6 +56,13 @@ NAV_ITEMS: list[NavItem] = [
         _("Your past ratings; correct one when you change your mind (the change is kept in the history)."),
     ),
     NavItem(
+        "my-feedback",
+        _("My feedback"),
+        "annotation:feedback",
+        ANNOTATOR,
+        _("Your month: agreement with the consensus and the others, bias, speed, flags, the items to discuss."),
+    ),
+    NavItem(
         "guidelines",
         _("Guidelines"),
         "annotation:guidelines",
@@ -75,6 +82,13 @@ NAV_ITEMS: list[NavItem] = [
         "annotation:dashboard",
         RESEARCHER,
         _("Inter-annotator agreement per batch: kappa, alpha and AC2 with confidence intervals, pairs, weekly trend."),
+    ),
+    NavItem(
+        "feedback",
+        _("Feedback"),  # short: the researchers' top bar is full at 1366 px
+        "annotation:feedback",
+        RESEARCHER,
+        _("The month of every annotator for the feedback meeting: one table, the heat maps, printable and as CSV."),
     ),
     NavItem(
         "gold",

@@ -7,6 +7,7 @@ beside this one say what each group holds.
 
 from annotation.models.audit import AuditAssignment, AuditItem, AuditRating, AuditRatingEdit, JudgeAudit
 from annotation.models.dialogue import Batch, Dialogue, DialogueRevision
+from annotation.models.feedback import MonthlyFeedback
 from annotation.models.quality import AgreementReport, QualityFlag, QualityFlagReview
 from annotation.models.queue import Assignment, QueueEntry
 from annotation.models.rating import Annotation, AnnotationEdit, AnnotatorProfile
@@ -31,6 +32,7 @@ __all__ = [
     "GoldItem",
     "ItemComment",
     "JudgeAudit",
+    "MonthlyFeedback",
     "QualificationAttempt",
     "QualificationExtension",
     "QualityFlag",

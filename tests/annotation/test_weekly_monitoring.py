@@ -201,7 +201,9 @@ def _settings_in_a_new_process(**environ) -> subprocess.CompletedProcess:
 
 
 def test_start_up_reads_both_variables_and_off_leaves_the_entry_out():
-    started = _settings_in_a_new_process(AGREEMENT_MONITOR_CRON="off", AGREEMENT_MONITOR_N_BOOT="200")
+    started = _settings_in_a_new_process(
+        AGREEMENT_MONITOR_CRON="off", AGREEMENT_MONITOR_N_BOOT="200", FEEDBACK_MONTHLY_CRON="off"
+    )
     assert started.returncode == 0, started.stderr
     assert json.loads(started.stdout) == [["chunks-watchdog", "expire-reservations"], 200]
 

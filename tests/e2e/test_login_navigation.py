@@ -20,7 +20,14 @@ def test_demo_annotator_logs_in_and_sees_japanese_home_with_annotator_navigation
     assert page.locator("html").get_attribute("lang") == "ja"
     assert "ようこそ、annotator1 さん" in page.locator("h1").inner_text()
     nav = page.locator("nav.mainnav a")
-    assert nav.all_inner_texts() == ["ホーム", "アノテーション", "トレーニング", "自分の評価", "ガイドライン"]
+    assert nav.all_inner_texts() == [
+        "ホーム",
+        "アノテーション",
+        "トレーニング",
+        "自分の評価",
+        "フィードバック",
+        "ガイドライン",
+    ]
     assert page.locator("[data-nav=system]").count() == 0
     screenshot(page, "home-annotator")
 
@@ -34,6 +41,7 @@ def test_researcher_sees_researcher_navigation_and_can_switch_to_english(page, t
         "ガイドライン",
         "バッチ",
         "一致率",
+        "フィードバック",
         "正解データ",
         "Layer3",
         "ディレクター",
@@ -47,6 +55,7 @@ def test_researcher_sees_researcher_navigation_and_can_switch_to_english(page, t
         "Guidelines",
         "Batches",
         "Agreement",
+        "Feedback",
         "Gold items",
         "Layer3",
         "Director",
