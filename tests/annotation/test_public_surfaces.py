@@ -47,6 +47,8 @@ URLS = {
     "annotation:qualification-result": "training/qualification/<id:attempt_id>/",
     "annotation:gold-items": "training/gold/",
     "annotation:qualification-results": "training/results/",
+    "annotation:requalification-start": "training/requalification/start/",
+    "annotation:qualification-extend": "research/qualifications/<id:user_id>/extend/",
     "annotation:dashboard": "research/agreement/",
     "annotation:dashboard-recompute": "research/agreement/recompute/",
     "annotation:dashboard-llm-estimate": "research/agreement/llm/estimate/",
