@@ -25,6 +25,7 @@ from annotation.aggregation.agreement.coverage import (
 )
 from annotation.aggregation.reports import CI_METHOD, LEVEL, N_BOOT
 from annotation.aggregation.reports import SEED as BOOT_SEED
+from annotation.axes import AXES
 
 PERCENTILE, BCA = "percentile", "bca"
 CACHE_SECONDS = None  # a result never goes stale: the key names everything it depends on
@@ -196,7 +197,9 @@ def report_sheet_rows(report, ci: CiMethod) -> list[list]:
     """One row per axis of a stored report, in ``REPORT_COLUMNS`` order: the figures and how the CI was computed."""
     coverage = ci.coverage or {}
     rows = []
-    for axis, data in (report.report.get("axes") or {}).items():
+    stored = report.report.get("axes") or {}
+    # the axes in their fixed order (PostgreSQL's jsonb keeps no key order)
+    for axis, data in ((axis, stored[axis]) for axis in [*AXES, *sorted(set(stored) - set(AXES))] if axis in stored):
         low, high = data.get("ci95") or (None, None)
         rows.append([
             axis, data.get("kappa"), low, high, ci.method, ci.replicates, ci.unit, ci.level, ci.seed,

@@ -53,8 +53,10 @@ def _batch(tmp_path) -> Batch:
 
 def _shot(page, name: str) -> None:
     SHOTS.mkdir(parents=True, exist_ok=True)
-    page.locator(".ci-method").scroll_into_view_if_needed()
-    page.evaluate("window.scrollBy(0, 200)")  # the statement with the table above it
+    # the statement 300 px below the top of the window, with the axis table above it
+    page.evaluate(
+        "window.scrollTo(0, document.querySelector('.ci-method').getBoundingClientRect().top + scrollY - 300)"
+    )
     page.screenshot(path=str(SHOTS / f"{name}.png"))
 
 
