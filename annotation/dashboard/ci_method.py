@@ -9,7 +9,7 @@ stored since, kept in the report body (``ci_coverage``, written by ``agreement_r
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 from django.core.cache import cache
 from django.urls import reverse
@@ -183,6 +183,25 @@ def report_ci_method(report, *, switch_batch: int | None = None, downloads: list
         ci.coverage = coverage_cached(design)
         if ci.too_low and ci.method != BCA:
             ci.bca_coverage = coverage_cached(report_design(body, method=BCA))
+    return ci
+
+
+def design_ci_method(design: Design, *, seed: int = BOOT_SEED) -> CiMethod:
+    """The statement for intervals computed elsewhere than in a stored report (e.g. a monthly page): the engine's
+    bootstrap as ``design`` describes it (items, raters, raters per item, replicates, method, level), with its
+    cached coverage and, when that is too low, BCa's."""
+    ci = CiMethod(
+        method=design.method,
+        replicates=design.n_boot,
+        seed=seed,
+        level=design.level,
+        n_items=design.n_items,
+        n_raters=design.n_raters,
+        raters_per_item=design.raters_per_item,
+        coverage=coverage_cached(design),
+    )
+    if ci.too_low and design.method != BCA:
+        ci.bca_coverage = coverage_cached(replace(design, method=BCA))
     return ci
 
 

@@ -13,7 +13,7 @@ from django.core.management import call_command
 import annotation.job_handlers  # noqa: F401  (registers the annotation.agreement_report job kind)
 from annotation.aggregation.agreement import coverage as sim
 from annotation.dashboard import ci_method
-from annotation.dashboard.ci_method import REPORT_COLUMNS, coverage_cached, report_ci_method
+from annotation.dashboard.ci_method import REPORT_COLUMNS, coverage_cached, design_ci_method, report_ci_method
 from annotation.job_handlers import AGREEMENT_REPORT
 from annotation.models import AgreementReport, Batch
 from annotation.monitoring import weekly_agreement_reports
@@ -143,6 +143,21 @@ def test_no_warning_where_the_simulated_coverage_reaches_93_percent(researcher_c
     html = _html(researcher_client, small_batch)
     assert "data-ci-warning" not in html and 'data-action="ci-bca"' not in html
     assert "<strong>95.0%</strong>" in html
+
+
+def test_other_pages_include_the_partial_with_a_statement_made_from_a_design(simulations):
+    from django.template.loader import render_to_string
+    from django.utils import translation
+
+    ci = design_ci_method(sim.Design(n_items=10, n_raters=3, raters_per_item=2, n_boot=40))
+    with translation.override("en"):
+        html = render_to_string("annotation/dashboard/_ci_method.html", {"ci": ci})
+        assert ci.statement.startswith("95% CI of κ: percentile bootstrap, 40 replicates")
+    assert "percentile bootstrap, 40 replicates, resampling unit: items" in html
+    assert "(10 items, 2 of 3 raters per item)" in html
+    assert "data-action=" not in html and "ci-downloads" not in html  # no switch and no files unless given
+    assert render_to_string("annotation/dashboard/_ci_method.html", {"ci": None}).strip() == ""
+    assert len(simulations) == 1
 
 
 # --- caching ---------------------------------------------------------------------------------------------------
