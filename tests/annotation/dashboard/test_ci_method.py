@@ -157,7 +157,9 @@ def test_other_pages_include_the_partial_with_a_statement_made_from_a_design(sim
     assert "(10 items, 2 of 3 raters per item)" in html
     assert "data-action=" not in html and "ci-downloads" not in html  # no switch and no files unless given
     assert render_to_string("annotation/dashboard/_ci_method.html", {"ci": None}).strip() == ""
-    assert len(simulations) == 1
+    count = len(simulations)
+    assert design_ci_method(sim.Design(n_items=10, n_raters=3, raters_per_item=2, n_boot=40)) == ci
+    assert len(simulations) == count  # read from the cache
 
 
 # --- caching ---------------------------------------------------------------------------------------------------
