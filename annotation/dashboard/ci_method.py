@@ -29,6 +29,9 @@ from annotation.axes import AXES
 
 PERCENTILE, BCA = "percentile", "bca"
 CACHE_SECONDS = None  # a result never goes stale: the key names everything it depends on
+#: An older report (stored without ``ci_coverage``) is simulated while its page is shown only up to this size
+#: (a few seconds, once: then cached); a larger one says to recompute (the worker simulates then).
+INLINE_MAX_ITEMS = 200
 
 
 def report_design(body: dict, *, method: str | None = None) -> Design | None:
@@ -99,6 +102,7 @@ class CiMethod:
     raters_per_item: int | None = None
     coverage: dict | None = None  # Coverage.as_json() of this method, None when not simulated
     bca_coverage: dict | None = None  # of BCa, offered when ``too_low``
+    coverage_pending: bool = False  # an older report too large to simulate while its page is shown
     switch_batch: int | None = None  # a batch id: show the form switching the method (researchers' dashboard)
     downloads: list[dict] = field(default_factory=list)  # {"label", "url", "kind"} of the report with its method
 
@@ -153,6 +157,8 @@ class CiMethod:
             if self.too_low:
                 text += " " + _("Under %(minimum)s: the interval is too narrow for a %(level)s CI.") % {
                     "minimum": self.min_coverage_text, "level": self.level_text}  # fmt: skip
+        elif self.coverage_pending:
+            text += " " + _("Coverage not simulated for this report yet: recompute it to add the simulation.")
         elif self.n_items:
             text += " " + _("Coverage not simulated (more than %(n)s items).") % {"n": MAX_SIMULATED_ITEMS}
         return text
@@ -179,6 +185,8 @@ def report_ci_method(report, *, switch_batch: int | None = None, downloads: list
     kept = body.get("ci_coverage")
     if kept is not None:
         ci.coverage, ci.bca_coverage = kept.get("method"), kept.get(BCA)
+    elif design.n_items > INLINE_MAX_ITEMS and cache.get(design.key(sets_for(design.n_items), SEED)) is None:
+        ci.coverage_pending = design.n_items <= MAX_SIMULATED_ITEMS
     else:
         ci.coverage = coverage_cached(design)
         if ci.too_low and ci.method != BCA:

@@ -9,6 +9,7 @@ import numpy as np
 import openpyxl
 import pytest
 from django.core.management import call_command
+from django.utils import translation
 
 import annotation.job_handlers  # noqa: F401  (registers the annotation.agreement_report job kind)
 from annotation.aggregation.agreement import coverage as sim
@@ -198,6 +199,21 @@ def test_an_older_report_without_coverage_is_simulated_on_first_view_then_cached
     count = len(simulations)
     assert count >= 1 and first.coverage is not None
     assert report_ci_method(report).coverage == first.coverage and len(simulations) == count
+
+
+def test_a_large_older_report_is_not_simulated_while_its_page_is_shown(small_batch, simulations, monkeypatch):
+    report = agreement_report_create(batch=small_batch, n_boot=20)
+    del report.report["ci_coverage"]
+    monkeypatch.setattr(ci_method, "INLINE_MAX_ITEMS", 5)
+    assert report_ci_method(report).coverage is not None  # simulated when the report was stored: in the cache
+    from django.core.cache import cache
+
+    cache.clear()
+    simulations.clear()
+    ci = report_ci_method(report)
+    assert ci.coverage is None and ci.coverage_pending and simulations == []
+    with translation.override("en"):
+        assert "recompute it to add the simulation" in ci.statement
 
 
 # --- switching to BCa -----------------------------------------------------------------------------------------
