@@ -84,6 +84,11 @@ def report_ci_coverage(body: dict) -> dict | None:
     return out
 
 
+def _sep(text: str) -> str:
+    """Between two sentences: a space in English, none after a Japanese full stop."""
+    return "" if text.endswith("。") else " "
+
+
 def _percent(rate: float | None) -> str:
     return "—" if rate is None else f"{100 * rate:.1f}%"
 
@@ -148,19 +153,19 @@ class CiMethod:
         ) % {"level": self.level_text, "method": self.method_label, "replicates": self.replicates,
              "unit": self.unit_label, "seed": self.seed}  # fmt: skip
         if self.coverage:
-            text += " " + _(
+            text += _sep(text) + _(
                 "Simulated coverage at %(items)s items, %(per_item)s of %(raters)s raters per item: %(coverage)s "
                 "(%(sets)s simulated batches, true κ %(kappa)s)."
             ) % {"items": self.n_items, "per_item": self.raters_per_item, "raters": self.n_raters,
                  "coverage": self.coverage_text, "sets": self.coverage["n_sets"],
                  "kappa": f"{self.coverage['true_kappa']:.3f}"}  # fmt: skip
             if self.too_low:
-                text += " " + _("Under %(minimum)s: the interval is too narrow for a %(level)s CI.") % {
+                text += _sep(text) + _("Under %(minimum)s: the interval is too narrow for a %(level)s CI.") % {
                     "minimum": self.min_coverage_text, "level": self.level_text}  # fmt: skip
         elif self.coverage_pending:
-            text += " " + _("Coverage not simulated for this report yet: recompute it to add the simulation.")
+            text += _sep(text) + _("Coverage not simulated for this report yet: recompute it to add the simulation.")
         elif self.n_items:
-            text += " " + _("Coverage not simulated (more than %(n)s items).") % {"n": MAX_SIMULATED_ITEMS}
+            text += _sep(text) + _("Coverage not simulated (more than %(n)s items).") % {"n": MAX_SIMULATED_ITEMS}
         return text
 
 
