@@ -9,6 +9,7 @@ from django.urls import reverse
 from django.utils.translation import gettext as _
 from django.utils.translation import gettext_lazy
 
+from annotation.aggregation.agreement import CI_METHODS
 from annotation.aggregation.reports import N_BOOT, SEED
 from annotation.llm_rater import RateSummary, llm_rate_part, llm_rate_start, llm_rater_account, to_rate_by_pk
 from annotation.models import Batch
@@ -27,18 +28,24 @@ MAX_N_BOOT = 10_000
 
 @job_handler(AGREEMENT_REPORT)
 def agreement_report(job, progress) -> dict:
-    """Recompute and store the agreement report of one batch; params ``{"batch_id": int, "n_boot": int}`` and an
-    optional ``"trigger"`` kept in the report's parameters."""
+    """Recompute and store the agreement report of one batch; params ``{"batch_id": int, "n_boot": int}``,
+    optionally ``"ci_method"`` ("percentile" or "bca"; unset keeps the method of the batch's latest report) and
+    ``"trigger"`` (kept in the report's parameters)."""
     batch_id = job.params.get("batch_id")
     n_boot = int(job.params.get("n_boot", N_BOOT))
     if not 0 <= n_boot <= MAX_N_BOOT:
         raise ValueError(f"params.n_boot must be from 0 to {MAX_N_BOOT}; got {n_boot}")
+    ci_method = job.params.get("ci_method")
+    if ci_method not in (None, *CI_METHODS):
+        raise ValueError(f"params.ci_method must be one of {CI_METHODS}; got {ci_method!r}")
     batch = Batch.objects.filter(pk=batch_id).first()
     if batch is None:
         raise ValueError(f"params.batch_id: no batch with id {batch_id!r} (deleted?)")
     progress(0, 1, f"computing agreement of batch {batch.name} ({n_boot} bootstrap replicates)", force=True)
     trigger = job.params.get("trigger")  # e.g. "flag review": a decision queued it
-    report = agreement_report_create(batch=batch, user=job.created_by, n_boot=n_boot, seed=SEED, trigger=trigger)
+    report = agreement_report_create(
+        batch=batch, user=job.created_by, n_boot=n_boot, seed=SEED, ci_method=ci_method, trigger=trigger
+    )
     progress(1, 1, f"stored agreement report {report.pk}")
     return {"report_id": report.pk, "batch_id": batch.pk, "passed": report.passed}
 

@@ -8,8 +8,9 @@ from django.db import transaction
 from django.utils import timezone
 
 from annotation.aggregation.llm_agreement import llm_agreement
-from annotation.aggregation.reports import N_BOOT, SEED, kappa_report
+from annotation.aggregation.reports import CI_METHOD, N_BOOT, SEED, kappa_report
 from annotation.axes import AXES, MIN_CONFIDENCE, MIN_KAPPA, TARGET_KAPPA
+from annotation.dashboard.ci_method import report_ci_coverage
 from annotation.io.dataset import RatingSet, rating_set
 from annotation.models import (
     AgreementReport,
@@ -85,12 +86,20 @@ def agreement_report_create(
     seed: int = SEED,
     trigger: str | None = None,
     include_llm: bool = False,
+    ci_method: str | None = None,
 ) -> AgreementReport:
     """Compute agreement over the stored ratings (one batch or all) and store it with its quality flags.
 
     ``trigger`` names what started a run other than a person (``"weekly"``: the monitoring schedule); it is kept
     in the report's parameters. LLM raters count only with ``include_llm`` (then kept in the parameters too).
+    ``ci_method`` ("percentile" or "bca") is how the kappa intervals are computed; None keeps the method of the
+    batch's latest report (a switch to BCa on the dashboard lasts), else the percentile interval. The report body
+    keeps the simulated coverage of that interval at the batch's size (``ci_coverage``, see
+    ``annotation.dashboard.ci_method``).
     """
+    if ci_method is None:
+        latest = AgreementReport.objects.filter(batch=batch).order_by("-created_at", "-pk").first() if batch else None
+        ci_method = latest.parameters.get("ci_method", CI_METHOD) if latest else CI_METHOD
     batch_name = batch.name if batch else None
     records = annotation_records(batch_name=batch_name, include_llm=include_llm)
     if not records:
@@ -98,8 +107,15 @@ def agreement_report_create(
     ratings = rating_set(records)
     source = f"batch {batch_name}" if batch_name else "all batches"
     report = kappa_report(
-        ratings, min_kappa=min_kappa, target_kappa=target_kappa, n_boot=n_boot, seed=seed, sources=[source]
+        ratings,
+        min_kappa=min_kappa,
+        target_kappa=target_kappa,
+        n_boot=n_boot,
+        seed=seed,
+        ci_method=ci_method,
+        sources=[source],
     )
+    report["ci_coverage"] = report_ci_coverage(report)
     if not include_llm:  # the LLM raters beside the humans, in a section of their own (the rest stays human)
         llm_section = _llm_raters_section(batch_name, ratings, n_boot=n_boot, seed=seed)
         if llm_section is not None:
@@ -129,6 +145,7 @@ def agreement_report_create(
                 "target_kappa": target_kappa,
                 "n_boot": n_boot,
                 "seed": seed,
+                "ci_method": ci_method,
                 **({"trigger": trigger} if trigger else {}),
                 **({"include_llm": True} if include_llm else {}),
             },

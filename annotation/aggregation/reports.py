@@ -14,6 +14,9 @@ from annotation.io.records import format_timestamp
 
 N_BOOT = 1000
 SEED = 0
+LEVEL = 0.95
+#: How the 95% CI of each axis kappa is computed: "percentile" (the default) or "bca".
+CI_METHOD = "percentile"
 
 
 def kappa_report(
@@ -23,12 +26,20 @@ def kappa_report(
     target_kappa: float = TARGET_KAPPA,
     n_boot: int = N_BOOT,
     seed: int = SEED,
+    ci_method: str = CI_METHOD,
     sources: Sequence[str] = (),
 ) -> dict:
-    """Per-axis agreement; ``passed`` only if every axis kappa is defined and >= ``min_kappa``."""
+    """Per-axis agreement; ``passed`` only if every axis kappa is defined and >= ``min_kappa``.
+
+    ``bootstrap`` says how every ``ci95`` was computed: ``method`` ("percentile" or "bca"), ``replicates``,
+    ``seed``, ``level``, and ``resampled`` ("items": an item is drawn with all its ratings; only items with two or
+    more ratings are drawn). Alpha and AC2 have no interval.
+    """
 
     def one_axis(axis: str) -> dict:
-        report = axis_report(ratings.scores[axis], ratings.rater_ids, min_kappa=min_kappa, n_boot=n_boot, seed=seed)
+        report = axis_report(
+            ratings.scores[axis], ratings.rater_ids, min_kappa=min_kappa, n_boot=n_boot, seed=seed, ci_method=ci_method
+        )
         report["target_reached"] = report["kappa"] is not None and report["kappa"] >= target_kappa
         return report
 
@@ -43,7 +54,7 @@ def kappa_report(
         "n_items": ratings.n_items,
         "n_annotators": ratings.n_raters,
         "n_ratings": int(ratings.rated.sum()),
-        "bootstrap": {"replicates": n_boot, "seed": seed, "level": 0.95, "resampled": "items"},
+        "bootstrap": {"method": ci_method, "replicates": n_boot, "seed": seed, "level": LEVEL, "resampled": "items"},
         "weights": "quadratic, (i-j)^2/(K-1)^2 over the categories 1..5",
         "sources": list(sources),
         "created_at": format_timestamp(datetime.now(UTC).replace(microsecond=0)),

@@ -5,6 +5,8 @@ defaults, ``kappa_calculator``), as JSONL or JSON downloads named after the batc
 Ratings and consensus also come as spreadsheets (``annotation.io.sheets``, ``--format xlsx|csv``):
 ratings.xlsx / ratings.csv; consensus.xlsx (a consensus and a rejected sheet); consensus.csv and
 rejected.csv. CSV is streamed; a workbook is written to a temporary file first (a zip is not streamed).
+The latest agreement report also comes as report.xlsx / report.csv: one row per axis with its CI and how the CI
+was computed (``annotation.dashboard.ci_method.REPORT_COLUMNS``: method, replicates, unit, level, coverage).
 """
 
 from __future__ import annotations
@@ -19,6 +21,7 @@ from django.shortcuts import get_object_or_404
 from django.utils.http import content_disposition_header
 from django.views.decorators.http import require_GET
 
+from annotation.dashboard.ci_method import REPORT_COLUMNS, report_ci_method, report_sheet_rows
 from annotation.io import sheets
 from annotation.io.exports import annotation_lines
 from annotation.models import AgreementReport, Batch
@@ -144,13 +147,31 @@ def consensus_sheet(request, pk: int, part: str, file_format: str):
     return _csv(sheets.iter_consensus_csv(result.consensus), _filename(batch, _what("consensus", include_llm), ".csv"))
 
 
+def _latest_report(batch: Batch) -> AgreementReport:
+    stored = AgreementReport.objects.filter(batch=batch).order_by("-created_at", "-pk").first()
+    if stored is None:
+        raise Http404(f"batch {batch.name} has no agreement report yet")
+    return stored
+
+
 @researcher_required
 @require_GET
 def report(request, pk: int):
     batch = get_object_or_404(Batch, pk=pk)
-    stored = AgreementReport.objects.filter(batch=batch).order_by("-created_at", "-pk").first()
-    if stored is None:
-        raise Http404(f"batch {batch.name} has no agreement report yet")
+    stored = _latest_report(batch)
     body = json.dumps(stored.report, ensure_ascii=False, indent=2, allow_nan=False)
     return _attach(HttpResponse(body, content_type="application/json; charset=utf-8"),
                    _filename(batch, f"agreement-report-{stored.pk}", ".json"))  # fmt: skip
+
+
+@researcher_required
+@require_GET
+def report_sheet(request, pk: int, file_format: str):
+    """The latest report's axes with their CIs and the CI method (statement in the user's language)."""
+    batch = get_object_or_404(Batch, pk=pk)
+    stored = _latest_report(batch)
+    rows = report_sheet_rows(stored, report_ci_method(stored))
+    name = _filename(batch, f"agreement-report-{stored.pk}", f".{file_format}")
+    if file_format == "xlsx":
+        return _workbook(lambda handle: sheets.write_xlsx(handle, [("report", REPORT_COLUMNS, rows)]), name)
+    return _csv(sheets.iter_csv(REPORT_COLUMNS, rows), name)

@@ -15,7 +15,7 @@ from django.views.decorators.http import require_GET, require_POST
 
 from annotation.aggregation.reports import N_BOOT
 from annotation.axes import AXES
-from annotation.dashboard import llm_card, selectors
+from annotation.dashboard import ci_method, llm_card, selectors
 from annotation.job_handlers import AGREEMENT_REPORT, LLM_RATE
 from annotation.llm_rater import UNAVAILABLE_OFFLINE, LLMRaterUnavailable, llm_rate_estimate
 from annotation.models import Batch
@@ -110,6 +110,7 @@ def dashboard(request):
             "recompute_n_boot": N_BOOT,  # what the button below asks for (the job's n_boot)
             "activity_url": reverse("annotation:activity", args=[batch.pk]),
             "llm": llm_card.llm_card(batch, context["report"]),
+            "ci_method": ci_method.dashboard_ci_method(context["report"], batch) if context["report"] else None,
         }
         if llm_job is not None:
             context["llm"]["job"] = llm_job

@@ -34,7 +34,8 @@ from typing import Any
 import numpy as np
 
 from annotation.aggregation.agreement.alpha import LEVELS, krippendorff_alpha
-from annotation.aggregation.agreement.bootstrap import bootstrap_kappa_ci
+from annotation.aggregation.agreement.bootstrap import METHODS as CI_METHODS
+from annotation.aggregation.agreement.bootstrap import bca_interval, bootstrap_kappa_ci
 from annotation.aggregation.agreement.core import (
     CATEGORIES,
     JUDGE_MISSING,
@@ -57,6 +58,7 @@ from annotation.aggregation.agreement.kappa import (
 
 __all__ = [
     "CATEGORIES",
+    "CI_METHODS",
     "JUDGE_MISSING",
     "JUDGE_SCALE",
     "LEVELS",
@@ -67,6 +69,7 @@ __all__ = [
     "Result",
     "axis_kappa",
     "axis_report",
+    "bca_interval",
     "bootstrap_kappa_ci",
     "gwet_ac2",
     "krippendorff_alpha",
@@ -141,13 +144,15 @@ def axis_report(
     min_kappa: float = 0.60,
     n_boot: int = 1000,
     seed: int = 0,
+    ci_method: str = "percentile",
     categories: Sequence[int] = CATEGORIES,
     missing: int = MISSING,
     min_common: int = 2,
 ) -> dict[str, Any]:
     """Agreement summary of one axis, as strict-JSON-serialisable content (no NaN, no inf, no numpy types).
 
-    ``n_boot=0`` skips the bootstrap (``ci95`` is then None). ``passed`` is True only if kappa is defined and
+    ``n_boot=0`` skips the bootstrap (``ci95`` is then None); ``ci_method`` is "percentile" or "bca" (see
+    :func:`bootstrap_kappa_ci`). ``passed`` is True only if kappa is defined and
     >= ``min_kappa``. ``reason`` is None when the axis passed and every statistic is defined; otherwise it
     lists, separated by "; ", why kappa is undefined or below the threshold and which statistic failed.
     ``annotators[i]["n_items"]`` counts the items annotator i rated together with at least one other rater.
@@ -179,7 +184,9 @@ def axis_report(
         if kappa < min_kappa:
             problems.append(f"kappa {kappa:.3f} is below the threshold {min_kappa:.2f}")
         if n_boot:
-            low, high, ci_reason = bootstrap_kappa_ci(ratings, n_boot=n_boot, seed=seed, **scale, min_common=min_common)
+            low, high, ci_reason = bootstrap_kappa_ci(
+                ratings, n_boot=n_boot, seed=seed, method=ci_method, **scale, min_common=min_common
+            )
             if low is None or high is None:
                 problems.append(f"95% CI unavailable: {ci_reason}")
             else:

@@ -7,14 +7,20 @@ import pytest
 from django.utils import translation
 
 from annotation.aggregation import weekly
-from annotation.aggregation.agreement import axis_report, bootstrap_kappa_ci, krippendorff_alpha, leave_one_out_kappa
+from annotation.aggregation.agreement import (
+    axis_report,
+    bca_interval,
+    bootstrap_kappa_ci,
+    krippendorff_alpha,
+    leave_one_out_kappa,
+)
 from annotation.aggregation.agreement.gwet import gwet_ac2
 from annotation.aggregation.agreement.kappa import axis_kappa, pairwise_quadratic_kappa
 from annotation.aggregation.reason_text import _PLACEHOLDER, TEMPLATES, translate_reason
 from annotation.collection.training import gold_agreement
 
 ENGLISH_WORD = re.compile(r"[A-Za-z]{3,}")
-KEPT_NAMES = {"Gwet"}  # a name, not English
+KEPT_NAMES = {"Gwet", "BCa"}  # names, not English
 
 
 def _engine_reasons() -> list[str]:
@@ -33,6 +39,10 @@ def _engine_reasons() -> list[str]:
     reasons += [krippendorff_alpha(no_pairs)[1], krippendorff_alpha(constant)[1], gwet_ac2(no_pairs)[1]]
     reasons += [bootstrap_kappa_ci(constant, n_boot=20)[2], bootstrap_kappa_ci(no_pairs, n_boot=20)[2]]
     reasons += [axis_kappa(pairwise_quadratic_kappa(no_pairs))[1]]
+    three = np.array([[1, 2], [2, 3], [3, 3]], dtype=np.int64)  # any item left out: too few common items
+    reasons += [bootstrap_kappa_ci(three, n_boot=50, method="bca", min_common=3)[2]]
+    reasons += [bca_interval(0.5, np.full(10, 0.6), np.arange(5.0), 0.95)[2]]
+    reasons += [bca_interval(0.5, np.array([0.4, 0.6]), np.ones(5), 0.95)[2]]
     reasons += [axis_kappa(pairwise_quadratic_kappa(few_common, min_common=3))[1]]
     pairwise = pairwise_quadratic_kappa(lonely, min_common=3)
     reasons += [reason for _value, reason in leave_one_out_kappa(pairwise, 3)]

@@ -39,12 +39,14 @@ def test_without_a_report_only_the_live_plot_is_labelled(researcher_client, batc
 def test_the_bootstrap_count_is_the_one_the_shown_report_used(researcher_client, batch, report):  # noqa: F811
     html = researcher_client.get(URL, {"batch": batch.pk}).content.decode()
     assert report.parameters["n_boot"] == 20
-    assert "20 bootstrap replicates, seed 0" in html and "percentile interval of 20 bootstrap replicates" in html
+    assert "20 bootstrap replicates, seed 0" in html and "percentile bootstrap, 20 replicates" in html
     report.parameters["n_boot"] = 37  # what the stored report says, whatever the code's default is
     report.save()
     html = researcher_client.get(URL, {"batch": batch.pk}).content.decode()
     assert 'data-bootstrap="37"' in html and "37 bootstrap replicates, seed 0" in html
-    assert "percentile interval of 37 bootstrap replicates over items (seed 0)" in html
+    assert (
+        "percentile bootstrap, 37 replicates, resampling unit: items (each drawn with all its ratings), seed 0" in html
+    )
 
 
 def test_a_report_without_n_boot_in_its_parameters_reads_its_body(report):  # noqa: F811

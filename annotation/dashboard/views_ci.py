@@ -1,0 +1,46 @@
+"""Switching a batch's agreement report to another CI method (percentile or BCa bootstrap): a recompute job."""
+
+from __future__ import annotations
+
+from urllib.parse import urlencode
+
+from django.contrib import messages
+from django.http import Http404, HttpResponseBadRequest
+from django.shortcuts import redirect
+from django.urls import reverse
+from django.utils.translation import gettext as _
+from django.views.decorators.http import require_POST
+
+from annotation.aggregation.agreement import CI_METHODS
+from annotation.aggregation.reports import N_BOOT
+from annotation.dashboard import selectors
+from annotation.job_handlers import AGREEMENT_REPORT
+from annotation.models import Batch
+from core.permissions import researcher_required
+from core.query_params import parse_id
+from core.services import job_enqueue
+
+
+@researcher_required
+@require_POST
+def ci_method_switch(request):
+    """Recompute the batch's report with ``ci_method`` (the same replicates as its latest report); later
+    recomputes, the weekly one included, keep that method."""
+    batch_id = parse_id(request.POST.get("batch", ""))
+    batch = Batch.objects.filter(pk=batch_id).first() if batch_id is not None else None
+    if batch is None:
+        raise Http404("no such batch")
+    method = request.POST.get("ci_method")
+    if method not in CI_METHODS:
+        return HttpResponseBadRequest(f"ci_method must be one of {', '.join(CI_METHODS)}", content_type="text/plain")
+    dashboard = reverse("annotation:dashboard")
+    if not selectors.batch_has_ratings(batch):
+        messages.error(
+            request, _("Batch %(name)s has no ratings yet, so there is nothing to compute.") % {"name": batch.name}
+        )
+        return redirect(f"{dashboard}?{urlencode({'batch': batch.pk})}")
+    latest = selectors.latest_report(batch)
+    n_boot = int(latest.parameters.get("n_boot", N_BOOT)) if latest else N_BOOT
+    params = {"batch_id": batch.pk, "n_boot": n_boot or N_BOOT, "ci_method": method}
+    job = job_enqueue(kind=AGREEMENT_REPORT, params=params, user=request.user)
+    return redirect(f"{dashboard}?{urlencode({'batch': batch.pk, 'job': job.pk})}")
