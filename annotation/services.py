@@ -7,6 +7,7 @@ from django.contrib.auth import get_user_model
 from django.db import transaction
 from django.utils import timezone
 
+from annotation.aggregation.consensus import kappa_without_flagged
 from annotation.aggregation.llm_agreement import llm_agreement
 from annotation.aggregation.reports import CI_METHOD, N_BOOT, SEED, kappa_report
 from annotation.axes import AXES, MIN_CONFIDENCE, MIN_KAPPA, TARGET_KAPPA
@@ -23,6 +24,7 @@ from annotation.models import (
 )
 from annotation.quality.consistency import check_consistency
 from annotation.quality.outliers import detect_outliers
+from annotation.review.selectors import accepted_flag_exclusions
 from annotation.selectors import annotation_records, dialogue_records
 
 _VALUE_FIELDS = [f"{axis}_score" for axis in AXES] + [f"{axis}_confidence" for axis in AXES]
@@ -75,6 +77,18 @@ def _llm_raters_section(batch_name: str | None, humans: RatingSet, *, n_boot: in
     )  # fmt: skip
 
 
+def _accepted_flags_section(batch: Batch | None, ratings: RatingSet) -> dict | None:
+    """κ per axis of the ratings the accepted quality flags leave in (what the consensus merges), beside the
+    report's κ over every rating: a flag review changes the first, never the second (None: no accepted flag)."""
+    exclusions = accepted_flag_exclusions(batch)
+    if not exclusions:
+        return None
+    return {
+        "flags": len({exclusion.flag for exclusion in exclusions}),
+        "kappa": kappa_without_flagged(ratings, exclusions),
+    }
+
+
 def agreement_report_create(
     *,
     batch: Batch | None = None,
@@ -116,6 +130,10 @@ def agreement_report_create(
         sources=[source],
     )
     report["ci_coverage"] = report_ci_coverage(report)
+    if not include_llm:
+        accepted = _accepted_flags_section(batch, ratings)
+        if accepted is not None:
+            report["accepted_flags"] = accepted
     if not include_llm:  # the LLM raters beside the humans, in a section of their own (the rest stays human)
         llm_section = _llm_raters_section(batch_name, ratings, n_boot=n_boot, seed=seed)
         if llm_section is not None:

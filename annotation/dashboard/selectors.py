@@ -116,6 +116,7 @@ def ratings_changed_since(batch: Batch, report: AgreementReport) -> bool:
 
 def axis_summaries(report: AgreementReport) -> list[dict]:
     rows = []
+    accepted = (report.report.get("accepted_flags") or {}).get("kappa") or {}
     for axis in AXES:
         data = report.report.get("axes", {}).get(axis)
         if data is None:
@@ -127,6 +128,7 @@ def axis_summaries(report: AgreementReport) -> list[dict]:
                 "label": AXIS_LABELS[axis],
                 "kappa": data.get("kappa"),
                 "kappa_text": number(data.get("kappa")),
+                "kappa_accepted_text": number(accepted.get(axis)),
                 "ci_text": f"[{ci[0]:.3f}, {ci[1]:.3f}]" if ci else "—",
                 "alpha_text": number(data.get("alpha")),
                 "ac2_text": number(data.get("ac2")),

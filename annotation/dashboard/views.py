@@ -104,6 +104,7 @@ def dashboard(request):
     if batch is not None:
         context |= {
             "summaries": selectors.axis_summaries(context["report"]) if context["report"] else [],
+            "accepted_flags": context["report"].report.get("accepted_flags") if context["report"] else None,
             "flags": selectors.open_flags(batch, request.user),
             "job": job or selectors.running_job(batch),
             "stale": selectors.ratings_changed_since(batch, context["report"]) if context["report"] else False,

@@ -88,7 +88,7 @@ def test_dismissing_an_accepted_flag_previews_the_way_back(batch, flag, staff_us
 
 
 def test_the_confirmation_page_shows_the_preview_and_the_decision_queues_the_report(
-    client, staff_user, batch, flag, monkeypatch, django_capture_on_commit_callbacks
+    client, staff_user, researcher, batch, flag, monkeypatch, django_capture_on_commit_callbacks
 ):
     client.force_login(staff_user)
     client.cookies["django_language"] = "en"
@@ -116,6 +116,27 @@ def test_the_confirmation_page_shows_the_preview_and_the_decision_queues_the_rep
     stored = AgreementReport.objects.filter(batch=batch).latest("created_at")
     assert stored.parameters["trigger"] == "flag review"
     assert QualityFlag.objects.get(pk=flag.pk).status == "accepted"  # the recompute keeps the decision
+    # The recomputed report carries the preview's "after" κ beside its κ over every rating, and the dashboard
+    # shows both: what the confirmation page promised is what the dashboard then says.
+    after, every = _kappas(batch, without="ann_c"), _kappas(batch)
+    assert stored.report["accepted_flags"]["flags"] == 1
+    for axis in AXES:
+        assert stored.report["accepted_flags"]["kappa"][axis] == pytest.approx(after[axis], abs=1e-12)
+        assert stored.report["axes"][axis]["kappa"] == pytest.approx(every[axis], abs=1e-12)
+    client.force_login(researcher)
+    page = client.get(f"/research/agreement/?batch={batch.pk}").content.decode()
+    assert 'data-column="accepted-flags"' in page and 'data-note="accepted-flags"' in page
+    assert f'data-accepted-kappa="social">{after["social"]:.3f}</td>' in page
+
+
+def test_a_report_of_a_batch_without_accepted_flags_has_no_such_column(client, researcher, batch, flag):
+    from annotation.services import agreement_report_create
+
+    stored = agreement_report_create(batch=batch, n_boot=0)
+    assert "accepted_flags" not in stored.report
+    client.force_login(researcher)
+    page = client.get(f"/research/agreement/?batch={batch.pk}").content.decode()
+    assert 'data-column="accepted-flags"' not in page
 
 
 def test_no_second_recompute_is_queued_while_one_waits(batch, flag, staff_user):
