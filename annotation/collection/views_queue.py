@@ -37,7 +37,7 @@ from annotation.collection.queue import (
     rating_submit,
     work_left,
 )
-from annotation.collection.training import qualification_required
+from annotation.collection.training import is_qualified_in_session, qualification_required
 from annotation.guidelines.scale import AXIS_NAMES, axes_info
 from annotation.models import Annotation, Assignment, Batch
 from annotation.review.services import ReviewError, item_comment_create
@@ -62,10 +62,17 @@ def _batches_for(user):
 
 
 @annotator_required
-@qualification_required
 @require_GET
 def queue(request):
-    context = {"batches": _batches_for(request.user), "audits": audits_for_rater(request.user)}
+    """The batches and the judge audits. Sycophancy batches need the qualification test; judge audits need
+    only their own guidelines, so someone not qualified yet sees the audits here (and the way to training),
+    and is sent to training only when there is no audit either."""
+    audits = audits_for_rater(request.user)
+    qualified = is_qualified_in_session(request)
+    if not qualified and not audits:
+        return qualification_required(queue)(request)  # the usual message and redirect to training
+    batches = _batches_for(request.user) if qualified else []
+    context = {"batches": batches, "audits": audits, "qualified": qualified}
     return render(request, "annotation/queue/batches.html", context)
 
 
