@@ -3,8 +3,8 @@
 The GV audit (30 items: two in each of the 15 strata, three ratings each) is rated by the demo's
 imported annotators ann_001–ann_003 with seeded synthetic labels: a hidden "true" label that agrees
 with the judge most of the time, and each rater's own slips around it, so that the calibration card
-on the Layer3 page has figures to show; it is closed, as a finished audit is. The W2WR audit (30 bindings, two ratings each) is left open
-so that the demo annotators find audit items in their queue.
+on the Layer3 page has figures to show; it is closed, as a finished audit is. The W2WR audit (30 bindings,
+two ratings each) is left open so that the demo annotators find audit items in their queue.
 """
 
 from __future__ import annotations

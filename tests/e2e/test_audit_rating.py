@@ -4,7 +4,6 @@ The stored ratings must be exactly what each of them typed, item by item; the pa
 the judge's verdict. Screenshots of a GV and a W2WR item in Japanese and in English.
 """
 
-
 from playwright.sync_api import expect
 
 from annotation.models import AuditItem, AuditRating, JudgeAudit

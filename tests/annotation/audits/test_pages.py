@@ -5,8 +5,7 @@ import re
 import pytest
 from django.test import Client
 
-from annotation.models import AuditAssignment, AuditItem, AuditRating, AuditRatingEdit, JudgeAudit
-from annotation.models import Batch, Dialogue
+from annotation.models import AuditAssignment, AuditItem, AuditRating, AuditRatingEdit, Batch, Dialogue, JudgeAudit
 from tests.helpers import acknowledge_audit_guidelines, make_qualified_annotator, make_user
 
 pytestmark = pytest.mark.django_db
