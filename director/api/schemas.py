@@ -11,15 +11,15 @@ from rest_framework import serializers
 from director.api.requests import LANGUAGES, MAX_HISTORY, MAX_TEXT
 
 
-class HistoryLineSchema(serializers.Serializer):
+class DirectorHistoryLineSerializer(serializers.Serializer):
     speaker = serializers.CharField(max_length=50, help_text="character id of the earlier line, e.g. yana")
     text = serializers.CharField(max_length=MAX_TEXT, help_text="the earlier line")
 
 
-class CheckRequestSchema(serializers.Serializer):
+class DirectorCheckRequestSerializer(serializers.Serializer):
     text = serializers.CharField(max_length=MAX_TEXT, help_text="the line to judge")
     speaker = serializers.CharField(max_length=50, help_text="character id of its speaker: yana or ayu")
-    history = HistoryLineSchema(
+    history = DirectorHistoryLineSerializer(
         many=True, required=False, help_text=f"the lines before it, oldest first (at most {MAX_HISTORY}); default []"
     )
     scene = serializers.CharField(required=False, max_length=MAX_TEXT, help_text="the scene; default empty")
@@ -29,7 +29,7 @@ class CheckRequestSchema(serializers.Serializer):
     )
 
 
-class SessionRequestSchema(serializers.Serializer):
+class DirectorSessionRequestSerializer(serializers.Serializer):
     scene = serializers.CharField(max_length=MAX_TEXT, help_text="the scene the two characters are in")
     speakers = serializers.ListField(
         child=serializers.CharField(), min_length=2, max_length=2, required=False,
@@ -41,7 +41,7 @@ class SessionRequestSchema(serializers.Serializer):
     model = serializers.CharField(required=False, max_length=200, help_text="the generator's model; default setting")
 
 
-class TurnRequestSchema(serializers.Serializer):
+class DirectorTurnRequestSerializer(serializers.Serializer):
     speaker = serializers.CharField(required=False, max_length=50, help_text="who speaks; default the next in turn")
     text = serializers.CharField(
         required=False, max_length=MAX_TEXT, help_text="a given line to judge instead of generating one"

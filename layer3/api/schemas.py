@@ -11,7 +11,7 @@ from layer3.api.requests import MAX_MODEL_NAME
 from layer3.runs.options import CURRENCIES, JUDGES
 
 
-class EvaluateLayer3RequestSchema(serializers.Serializer):
+class EvaluateLayer3RequestSerializer(serializers.Serializer):
     evaluateGV = serializers.BooleanField(required=False, default=True)
     evaluateW2WRType = serializers.BooleanField(required=False, default=True)
     evaluateW2WRSemantic = serializers.BooleanField(required=False, default=False)
