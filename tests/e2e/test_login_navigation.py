@@ -38,6 +38,7 @@ def test_researcher_sees_researcher_navigation_and_can_switch_to_english(page, t
         "Layer3",
         "ディレクター",
         "システム状態",
+        "APIドキュメント",
     ]
     with page.expect_navigation():
         page.select_option("#language-select", "en")
@@ -51,6 +52,7 @@ def test_researcher_sees_researcher_navigation_and_can_switch_to_english(page, t
         "Layer3",
         "Director",
         "System status",
+        "API docs",
     ]
 
     page.click("[data-nav=system]")
