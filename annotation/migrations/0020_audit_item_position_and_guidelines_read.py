@@ -18,30 +18,49 @@ def number_audit_items(apps, schema_editor):
 
 
 class Migration(migrations.Migration):
-
     dependencies = [
-        ('annotation', '0019_batch_name_rule'),
+        ("annotation", "0019_batch_name_rule"),
         migrations.swappable_dependency(settings.AUTH_USER_MODEL),
     ]
 
     operations = [
         migrations.AddField(
-            model_name='audititem',
-            name='position',
-            field=models.PositiveIntegerField(default=0, verbose_name='position'),
+            model_name="audititem",
+            name="position",
+            field=models.PositiveIntegerField(default=0, verbose_name="position"),
         ),
         migrations.CreateModel(
-            name='AuditGuidelinesRead',
+            name="AuditGuidelinesRead",
             fields=[
-                ('id', models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name='ID')),
-                ('kind', models.CharField(choices=[('gv', 'GV relevance (generated values)'), ('w2wr', 'W2WR semantic correctness (bindings)')], max_length=8, verbose_name='kind')),
-                ('read_at', models.DateTimeField(default=django.utils.timezone.now, verbose_name='read at')),
-                ('annotator', models.ForeignKey(on_delete=django.db.models.deletion.CASCADE, related_name='+', to=settings.AUTH_USER_MODEL, verbose_name='annotator')),
+                ("id", models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name="ID")),
+                (
+                    "kind",
+                    models.CharField(
+                        choices=[
+                            ("gv", "GV relevance (generated values)"),
+                            ("w2wr", "W2WR semantic correctness (bindings)"),
+                        ],
+                        max_length=8,
+                        verbose_name="kind",
+                    ),
+                ),
+                ("read_at", models.DateTimeField(default=django.utils.timezone.now, verbose_name="read at")),
+                (
+                    "annotator",
+                    models.ForeignKey(
+                        on_delete=django.db.models.deletion.CASCADE,
+                        related_name="+",
+                        to=settings.AUTH_USER_MODEL,
+                        verbose_name="annotator",
+                    ),
+                ),
             ],
             options={
-                'verbose_name': 'audit guidelines read',
-                'verbose_name_plural': 'audit guidelines read',
-                'constraints': [models.UniqueConstraint(fields=('annotator', 'kind'), name='audit_guidelines_read_once')],
+                "verbose_name": "audit guidelines read",
+                "verbose_name_plural": "audit guidelines read",
+                "constraints": [
+                    models.UniqueConstraint(fields=("annotator", "kind"), name="audit_guidelines_read_once")
+                ],
             },
         ),
         migrations.RunPython(number_audit_items, migrations.RunPython.noop),
