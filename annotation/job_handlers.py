@@ -15,7 +15,7 @@ from annotation.llm_rater import RateSummary, llm_rate_part, llm_rate_start, llm
 from annotation.models import Batch
 from annotation.services import agreement_report_create
 from core.chunks import ChunkWork, Summary, chunk_results, chunked, chunks_create, work_on
-from core.job_display import register_job_display
+from core.job_display import register_job_display, register_job_messages
 from core.jobs import job_handler
 from core.models import Job
 from llm import budgets
@@ -163,3 +163,19 @@ def _llm_rate_summary(result: dict) -> tuple[str, str | None]:
 
 
 register_job_display(LLM_RATE, gettext_lazy("LLM rating"), _llm_rate_summary)
+
+
+register_job_messages(
+    (
+        r"computing agreement of batch (?P<batch>.+) \((?P<n>\d+) bootstrap replicates\)",
+        gettext_lazy("Computing the agreement of batch %(batch)s (%(n)s bootstrap replicates)…"),
+    ),
+    (r"stored agreement report (?P<id>\d+)", gettext_lazy("Stored agreement report #%(id)s.")),
+    (
+        r"batch (?P<batch>.+): rating with the default model",
+        gettext_lazy("Batch %(batch)s: rating with the default model…"),
+    ),
+    (r"batch (?P<batch>.+): rating with (?P<model>.+)", gettext_lazy("Batch %(batch)s: rating with %(model)s…")),
+    (r"batch (?P<batch>.+): (?P<n>\d+) dialogues to rate", gettext_lazy("Batch %(batch)s: %(n)s dialogues to rate.")),
+    (r"(?P<n>\d+) dialogues rated by the LLM", gettext_lazy("%(n)s dialogues rated by the LLM.")),
+)

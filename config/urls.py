@@ -6,6 +6,7 @@ from django.views.i18n import set_language
 from drf_spectacular.views import SpectacularAPIView, SpectacularRedocView, SpectacularSwaggerSplitView
 
 from annotation.admin.sites import review_site
+from core.api_docs import redoc_script_view
 from core.permissions import IsResearcher
 
 urlpatterns = [
@@ -38,4 +39,5 @@ urlpatterns = [
         ),
         name="api-redoc",
     ),
+    path("api/redoc/redoc.standalone.js", redoc_script_view, name="api-redoc-script"),
 ]

@@ -8,10 +8,12 @@ shows nothing rather than a Python dict.
 from __future__ import annotations
 
 import logging
+import re
 from collections.abc import Callable
 from dataclasses import dataclass
 
 from django.utils.functional import Promise
+from django.utils.translation import gettext_lazy
 
 logger = logging.getLogger(__name__)
 
@@ -46,3 +48,33 @@ def job_summary(job) -> tuple[str, str | None] | None:
     except (KeyError, TypeError, ValueError, LookupError):
         logger.warning("job %s: result of kind %s could not be summarised", job.pk, job.kind)
         return None
+
+
+# ----------------------------------------------------------------- progress messages
+# A job's progress message is written by the worker in English (it is also the API's "message"); the pages
+# show it in the reader's language. Each app registers the messages its handlers write: an English pattern
+# (a regular expression matching the whole message, with named groups) and the translatable text to show.
+
+_MESSAGES: list[tuple[re.Pattern, str | Promise]] = []
+
+
+def register_job_messages(*messages: tuple[str, str | Promise]) -> None:
+    """Register ``(pattern, text)`` pairs: a stored message matching ``pattern`` is shown as ``text % groups``.
+    Patterns are tried in the order registered, so a more specific one goes first."""
+    _MESSAGES.extend((re.compile(pattern, re.S), text) for pattern, text in messages)
+
+
+def job_message(message: str) -> str:
+    """``message`` as written by a worker, in the current language (as it is when no pattern matches)."""
+    for pattern, text in _MESSAGES:
+        found = pattern.fullmatch(message or "")
+        if found is not None:
+            return str(text) % found.groupdict()
+    return message
+
+
+register_job_messages(
+    ("cancelled before it started", gettext_lazy("Cancelled before it started.")),
+    ("cancelled", gettext_lazy("Cancelled.")),
+    ("pong", gettext_lazy("The worker answered.")),
+)

@@ -63,9 +63,13 @@ class Job(models.Model):
 class DemoLoad(models.Model):
     """Which part of the demo data set has been loaded, so `make run` loads each part once."""
 
-    part = models.CharField(max_length=64, unique=True)
-    loaded_at = models.DateTimeField(auto_now_add=True)
-    summary = models.CharField(max_length=255, blank=True)
+    part = models.CharField(_("part"), max_length=64, unique=True)
+    loaded_at = models.DateTimeField(_("loaded at"), auto_now_add=True)
+    summary = models.CharField(_("summary"), max_length=255, blank=True)
+
+    class Meta:
+        verbose_name = _("demo data load")
+        verbose_name_plural = _("demo data loads")
 
     def __str__(self) -> str:
         return self.part

@@ -119,6 +119,13 @@ NAV_ITEMS: list[NavItem] = [
         _("Database, task queue and LLM endpoint configuration; check that a worker answers."),
     ),
     NavItem(
+        "api-docs",
+        _("API docs"),
+        "api-redoc",
+        RESEARCHER,
+        _("The REST API's reference (Redoc) and Swagger UI; tokens for scripts on your user page."),
+    ),
+    NavItem(
         "admin",
         _("Admin"),
         "admin:index",

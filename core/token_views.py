@@ -9,6 +9,7 @@ from django.views.decorators.http import require_http_methods, require_POST
 
 from core.api_tokens import token_create, token_revoke
 from core.models import ApiToken
+from core.roles import RESEARCHER, has_role
 
 
 @require_http_methods(["GET", "POST"])
@@ -23,6 +24,7 @@ def tokens(request):
         else:
             context |= {"new_token": token, "new_key": key}
     context["tokens"] = ApiToken.objects.filter(user=request.user)
+    context["reads_api_docs"] = has_role(request.user, RESEARCHER)  # the documentation pages are researchers'
     response = render(request, "core/tokens.html", context)
     response["Cache-Control"] = "private, no-store"  # the key is on this page once
     return response

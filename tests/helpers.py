@@ -26,3 +26,11 @@ def make_qualified_annotator(username: str, password: str = PASSWORD) -> User:
         kappas=dict.fromkeys(("social", "avoidant", "mechanical", "self"), 1.0),
     )
     return user
+
+
+def acknowledge_audit_guidelines(user, kinds=("gv", "w2wr")) -> None:
+    """The rater has read the judge audits' guidelines of ``kinds`` (so their audit pages open)."""
+    from annotation.models import AuditGuidelinesRead
+
+    for kind in kinds:
+        AuditGuidelinesRead.objects.get_or_create(annotator=user, kind=kind)

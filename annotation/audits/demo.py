@@ -3,8 +3,8 @@
 The GV audit (30 items: two in each of the 15 strata, three ratings each) is rated by the demo's
 imported annotators ann_001–ann_003 with seeded synthetic labels: a hidden "true" label that agrees
 with the judge most of the time, and each rater's own slips around it, so that the calibration card
-on the Layer3 page has figures to show. The W2WR audit (30 bindings, two ratings each) is left open
-so that the demo annotators find audit items in their queue.
+on the Layer3 page has figures to show; it is closed, as a finished audit is. The W2WR audit (30 bindings,
+two ratings each) is left open so that the demo annotators find audit items in their queue.
 """
 
 from __future__ import annotations
@@ -16,7 +16,7 @@ from django.contrib.auth import get_user_model
 from django.db import transaction
 from django.utils import timezone
 
-from annotation.audits.services import judge_audit_create
+from annotation.audits.services import judge_audit_close, judge_audit_create
 from annotation.models import AnnotatorProfile, AuditItem, AuditRating, JudgeAudit
 
 LAYER3_BATCH = "demo-layer3"  # layer3.demo.load.BATCH (apps share names, not modules)
@@ -71,6 +71,7 @@ def load() -> str:
             )
     AuditRating.objects.bulk_create(ratings)
     AuditItem.objects.filter(audit=finished).update(taken_count=finished.per_item)
+    judge_audit_close(finished)  # every item has its ratings: finished, as its name says
     open_audit = judge_audit_create(batch=LAYER3_BATCH, kind="w2wr", size=30, per_item=2, seed=SEED, name=OPEN)
     return (
         f"judge audits of {LAYER3_BATCH}: {finished.name!r} with {len(items)} items rated by {len(raters)} people, "

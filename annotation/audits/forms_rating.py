@@ -26,7 +26,7 @@ class AuditScoreForm(forms.Form):
 
 
 class AuditSkipForm(forms.Form):
-    reason = forms.CharField(label=_("Reason (optional)"), max_length=300, required=False, strip=True)
+    reason = forms.CharField(label=_("Reason for skipping (optional)"), max_length=300, required=False, strip=True)
 
 
 class AuditEditForm(forms.Form):

@@ -21,7 +21,7 @@ from django.db import IntegrityError, transaction
 from django.utils import timezone
 
 from annotation.audits.sampling import DEFAULT_MIN_PER_STRATUM, SampledUnit, stratified_sample
-from annotation.models import AuditItem, JudgeAudit
+from annotation.models import AuditGuidelinesRead, AuditItem, JudgeAudit
 from core.judge_audits import AuditSourceError, JudgedPopulation, JudgedUnit, judged_units
 
 MAX_PER_ITEM = 100
@@ -113,15 +113,21 @@ def judge_audit_create(
     with transaction.atomic():
         _save_with_a_free_name(audit, name, population.batch, kind)
         AuditItem.objects.bulk_create(
-            [_item(audit, population, by_key[sampled.key], sampled) for sampled in sample.units],
+            [
+                _item(audit, population, by_key[sampled.key], sampled, position=number)
+                for number, sampled in enumerate(sample.units, start=1)
+            ],
             batch_size=500,
         )
     return audit
 
 
-def _item(audit: JudgeAudit, population: JudgedPopulation, unit: JudgedUnit, sampled: SampledUnit) -> AuditItem:
+def _item(
+    audit: JudgeAudit, population: JudgedPopulation, unit: JudgedUnit, sampled: SampledUnit, *, position: int
+) -> AuditItem:
     return AuditItem(
         audit=audit,
+        position=position,
         key=unit.key,
         trial_id=unit.trial_id,
         model_config=unit.model_config,
@@ -180,3 +186,11 @@ def _set_status(audit: JudgeAudit, status: str) -> JudgeAudit:
     JudgeAudit.objects.filter(pk=audit.pk).update(status=status)
     audit.status = status
     return audit
+
+
+def audit_guidelines_acknowledge(*, annotator, kind: str) -> AuditGuidelinesRead:
+    """Record that ``annotator`` has read the guidelines of ``kind`` audits (once; a second time changes nothing)."""
+    if kind not in JudgeAudit.Kind.values:
+        raise AuditError(f"unknown audit kind {kind!r}")
+    read, _created = AuditGuidelinesRead.objects.get_or_create(annotator=annotator, kind=kind)
+    return read

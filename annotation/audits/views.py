@@ -1,7 +1,8 @@
 """The rater's judge-audit pages: one item at a time (HTMX), skip, and the history of their audit ratings.
 
-The same guarantees as the sycophancy work queue (``annotation.collection.views_queue``), whose roles
-and qualification gate these pages share: the queue (``annotation.audits.queue``) keeps the quota
+The same guarantees as the sycophancy work queue (``annotation.collection.views_queue``), whose role
+these pages share; instead of the sycophancy qualification, a rater reads the audit kind's short guidelines
+once (``annotation.audits.access``): the queue (``annotation.audits.queue``) keeps the quota
 per item; the pages are blind. An item's ``context`` is all a rater ever sees of it: the judge's
 score, label and reasoning, the baseline score, the sampling stratum and weight, the model config
 and other people's ratings stay in the database (``presentation`` reads the context only).
@@ -23,11 +24,12 @@ from django.utils.translation import gettext as _
 from django.views.decorators.http import require_GET, require_http_methods, require_POST
 
 from annotation.audits import queue as audit_queue
+from annotation.audits.access import guidelines_required, has_read_guidelines
 from annotation.audits.forms_rating import AuditEditForm, AuditScoreForm, AuditSkipForm
 from annotation.audits.presentation import item_summary, item_view
 from annotation.audits.scale import level_label, scale_for
 from annotation.audits.selectors import audits_for_rater, rating_history
-from annotation.collection.training import qualification_required
+from annotation.audits.services import audit_guidelines_acknowledge
 from annotation.models import AuditAssignment, AuditRating, AuditRatingEdit, JudgeAudit
 from core.permissions import annotator_required
 from core.query_params import parse_id
@@ -57,6 +59,8 @@ def _workspace(request, audit: JudgeAudit, *, assignment: AuditAssignment | None
     }
     if assignment is not None:
         ids = (audit.pk, assignment.pk)
+        progress = context["progress"]
+        context["audit_size"] = progress.items if progress is not None else audit.items.count()
         context["item"] = item_view(audit.kind, assignment.item.context)
         context["submit_url"] = reverse("annotation:audit-submit", args=ids)
         context["skip_url"] = reverse("annotation:audit-skip", args=ids)
@@ -86,7 +90,19 @@ def _next_workspace(request, audit: JudgeAudit):
 
 
 @annotator_required
-@qualification_required
+@require_http_methods(["GET", "POST"])
+def guidelines(request, audit_id: int):
+    """The audit kind's short guidelines, to read once before rating (POST: "I have read them")."""
+    audit = get_object_or_404(JudgeAudit, pk=audit_id)
+    if request.method == "POST":
+        audit_guidelines_acknowledge(annotator=request.user, kind=audit.kind)
+        return redirect("annotation:audit-rate", audit_id=audit.pk)
+    context = {"audit": audit, "scale": scale_for(audit.kind), "read": has_read_guidelines(request.user, audit.kind)}
+    return render(request, "annotation/audits/guidelines.html", context)
+
+
+@annotator_required
+@guidelines_required
 @require_GET
 def rate(request, audit_id: int):
     audit = get_object_or_404(JudgeAudit, pk=audit_id)
@@ -94,7 +110,7 @@ def rate(request, audit_id: int):
 
 
 @annotator_required
-@qualification_required
+@guidelines_required
 @require_POST
 def submit(request, audit_id: int, assignment_id: int):
     assignment = _own_assignment(request, audit_id, assignment_id)
@@ -115,7 +131,7 @@ def submit(request, audit_id: int, assignment_id: int):
 
 
 def _tell(request, assignment: AuditAssignment, outcome, score: int) -> None:
-    item = assignment.item_id
+    item = assignment.item.position  # the item's number in the audit, as the page shows it
     values = {"id": item, "score": score, "label": level_label(assignment.audit.kind, score)}
     if outcome is audit_queue.Outcome.STORED:
         messages.success(request, _("Saved your rating of item %(id)s: %(score)s (%(label)s).") % values)
@@ -133,7 +149,7 @@ def _tell(request, assignment: AuditAssignment, outcome, score: int) -> None:
 
 
 @annotator_required
-@qualification_required
+@guidelines_required
 @require_POST
 def skip(request, audit_id: int, assignment_id: int):
     assignment = _own_assignment(request, audit_id, assignment_id)
@@ -143,7 +159,7 @@ def skip(request, audit_id: int, assignment_id: int):
         audit_queue.skip(assignment, request.user, reason=reason)
     except PermissionError:
         raise Http404 from None
-    messages.info(request, _("Skipped item %(id)s.") % {"id": assignment.item_id})
+    messages.info(request, _("Skipped item %(id)s.") % {"id": assignment.item.position})
     if not request.htmx:
         return redirect("annotation:audit-rate", audit_id=assignment.audit_id)
     return _next_workspace(request, assignment.audit)
@@ -189,7 +205,7 @@ def edit(request, rating_id: int):
     form = AuditEditForm(request.POST or None, initial={"score": rating.score})
     if request.method == "POST" and form.is_valid():
         score = form.cleaned_data["score"]
-        values = {"id": rating.item_id, "score": score, "label": level_label(audit.kind, score)}
+        values = {"id": rating.item.position, "score": score, "label": level_label(audit.kind, score)}
         if score == rating.score:
             messages.info(request, _("Your rating of item %(id)s is unchanged.") % values)
         else:

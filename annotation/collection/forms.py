@@ -81,7 +81,7 @@ class RatingForm(forms.Form):
 
 
 class SkipForm(forms.Form):
-    reason = forms.CharField(label=_("Reason (optional)"), max_length=300, required=False)
+    reason = forms.CharField(label=_("Reason for skipping (optional)"), max_length=300, required=False)
 
 
 class ItemCommentForm(forms.Form):

@@ -68,14 +68,19 @@ def _batches_for(user, *, take_new: bool = True):
 
 
 @annotator_required
-@qualification_or_finishing
 @require_GET
 def queue(request):
-    qualification_of_request(request, fresh=True)  # not the hot path: the notice and expiry as stored now
-    context = {
-        "batches": _batches_for(request.user, take_new=_take_new(request)),
-        "audits": audits_for_rater(request.user),
-    }
+    """The batches and the judge audits. Sycophancy batches need the qualification test (once it has expired,
+    an open reservation may still be finished); judge audits need only their own guidelines, so someone not
+    qualified yet sees the audits here (and the way to training), and is sent to training only when there is
+    no audit either."""
+    qualification = qualification_of_request(request, fresh=True)  # not the hot path: the notice as stored now
+    audits = audits_for_rater(request.user)
+    qualified = qualification.qualified or qualification.ever_passed
+    if not qualified and not audits:
+        return qualification_required(queue)(request)  # the usual message and redirect to training
+    batches = _batches_for(request.user, take_new=_take_new(request)) if qualified else []
+    context = {"batches": batches, "audits": audits, "qualified": qualified}
     return render(request, "annotation/queue/batches.html", context)
 
 

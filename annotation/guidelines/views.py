@@ -3,16 +3,20 @@
 from __future__ import annotations
 
 import functools
+import html as html_text
+import re
 
 import markdown
 from django.shortcuts import render
 from django.utils.safestring import mark_safe
+from django.utils.translation import get_language
 from django.views.decorators.http import require_GET
 from markdown.extensions.toc import slugify_unicode
 from markdown.treeprocessors import Treeprocessor
 
 from annotation.axes import AXES
 from annotation.guidelines import loader as gd
+from annotation.guidelines.headings import DOCUMENT_LANGUAGE, heading
 from annotation.guidelines.scale import AXIS_NAMES, LEVEL_LABELS
 
 # The guideline documents, their anchor prefix on the page (ids stay unique across documents).
@@ -60,9 +64,38 @@ def _toc(tokens: list[dict]) -> list[dict]:
     return [{"id": t["id"], "name": t["name"], "children": _toc(t["children"])} for t in tokens]
 
 
+_HEADING = re.compile(r'<h([1-3]) id="([^"]*)">(.*?)</h\1>', re.S)
+
+
+def _translated_headings(html: str, toc: list[dict], language: str | None) -> tuple[str, list[dict]]:
+    """The document's headings (and its table of contents) in ``language``; the text stays the original."""
+
+    def one(found: re.Match) -> str:
+        level, anchor, text = found.groups()
+        original = html_text.unescape(text)
+        shown = heading(original, language)
+        if shown == original:
+            return found.group(0)
+        return f'<h{level} id="{anchor}" lang="{language}">{html_text.escape(shown, quote=False)}</h{level}>'
+
+    def entries(tokens: list[dict]) -> list[dict]:
+        return [
+            {
+                "id": t["id"],
+                "name": heading(html_text.unescape(t["name"]), language),
+                "children": entries(t["children"]),
+            }
+            for t in tokens
+        ]
+
+    return _HEADING.sub(one, html), entries(toc)
+
+
 def _document(name: str) -> dict:
     html, toc = render_markdown(gd.guideline_text(name), DOCUMENTS[name])
-    # Safe: our own Markdown files, converted with raw HTML escaped and unsafe links removed.
+    html, toc = _translated_headings(html, toc, get_language())
+    # Safe: our own Markdown files, converted with raw HTML escaped and unsafe links removed; the headings
+    # put back escaped.
     return {"html": mark_safe(html), "toc": toc}  # noqa: S308
 
 
@@ -95,5 +128,7 @@ def guidelines(request):
         "definitions": _document("axis_definitions"),
         "edge_cases": _document("edge_cases"),
         "example_sections": _examples_by_axis(),
+        "document_language": DOCUMENT_LANGUAGE,
+        "text_is_original": (get_language() or "").split("-")[0] != DOCUMENT_LANGUAGE,
     }
     return render(request, "annotation/guidelines.html", context)

@@ -5,7 +5,14 @@ Every model is importable from here (``from annotation.models import Dialogue``)
 beside this one say what each group holds.
 """
 
-from annotation.models.audit import AuditAssignment, AuditItem, AuditRating, AuditRatingEdit, JudgeAudit
+from annotation.models.audit import (
+    AuditAssignment,
+    AuditGuidelinesRead,
+    AuditItem,
+    AuditRating,
+    AuditRatingEdit,
+    JudgeAudit,
+)
 from annotation.models.dialogue import Batch, Dialogue, DialogueRevision
 from annotation.models.feedback import MonthlyFeedback
 from annotation.models.quality import AgreementReport, QualityFlag, QualityFlagReview
@@ -23,6 +30,7 @@ __all__ = [
     "AnnotatorProfile",
     "Assignment",
     "AuditAssignment",
+    "AuditGuidelinesRead",
     "AuditItem",
     "AuditRating",
     "AuditRatingEdit",

@@ -72,6 +72,8 @@ class AuditItem(models.Model):
     stratum = models.JSONField(_("stratum"))  # [model_config, judge_score]
     weight = models.FloatField(_("design weight"))  # N_h / n_h
     taken_count = models.PositiveSmallIntegerField(_("ratings and reservations"), default=0)
+    # 1-based place in the audit as drawn ("item 3 of 30" on the rater's page; the id is a database key)
+    position = models.PositiveIntegerField(_("position"), default=0)
 
     class Meta:
         ordering = ["audit", "id"]
@@ -174,3 +176,25 @@ class AuditRatingEdit(models.Model):
 
     def __str__(self) -> str:
         return f"{self.rating_id} @ {timezone.localtime(self.edited_at):%Y-%m-%d %H:%M}"
+
+
+class AuditGuidelinesRead(models.Model):
+    """A rater has read the short guidelines of one kind of judge audit (GV or W2WR) and may rate its items.
+
+    A judge audit asks for its own 0–2 scale, not the sycophancy scale, so it needs these instructions
+    rather than the sycophancy qualification test (README, *Judge calibration*).
+    """
+
+    annotator = models.ForeignKey(
+        settings.AUTH_USER_MODEL, verbose_name=_("annotator"), on_delete=models.CASCADE, related_name="+"
+    )
+    kind = models.CharField(_("kind"), max_length=8, choices=JudgeAudit.Kind.choices)
+    read_at = models.DateTimeField(_("read at"), default=timezone.now)
+
+    class Meta:
+        verbose_name = _("audit guidelines read")
+        verbose_name_plural = _("audit guidelines read")
+        constraints = [models.UniqueConstraint(fields=["annotator", "kind"], name="audit_guidelines_read_once")]
+
+    def __str__(self) -> str:
+        return f"{self.annotator_id}: {self.kind}"

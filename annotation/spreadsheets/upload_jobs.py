@@ -23,7 +23,7 @@ from annotation.spreadsheets.uploads import (
     sheet_upload_discard,
     sheet_upload_import,
 )
-from core.job_display import register_job_display
+from core.job_display import register_job_display, register_job_messages
 from core.job_runner import JobRefused
 from core.jobs import job_handler
 from core.models import Job
@@ -103,3 +103,9 @@ def _upload_summary(result: dict) -> tuple[str, str | None]:
 
 
 register_job_display(SHEET_UPLOAD, gettext_lazy("Spreadsheet upload"), _upload_summary)
+
+
+register_job_messages(
+    (r"checking and storing (?!\d+ lines of )(?P<file>.+)", gettext_lazy("Checking and storing %(file)s…")),
+    (r"checking (?!and storing )(?P<file>.+)", gettext_lazy("Checking %(file)s…")),
+)

@@ -19,7 +19,7 @@ from annotation.workspace.uploads import (
     import_summary_text,
     upload_discard,
 )
-from core.job_display import register_job_display
+from core.job_display import register_job_display, register_job_messages
 from core.job_runner import JobRefused
 from core.jobs import job_handler
 from core.models import Job
@@ -82,3 +82,11 @@ def _upload_summary(result: dict) -> tuple[str, str | None]:
 
 
 register_job_display(DIALOGUES_UPLOAD, gettext_lazy("Dialogue upload"), _upload_summary)
+
+
+register_job_messages(
+    (
+        r"checking and storing (?P<n>\d+) lines of (?P<file>.+)",
+        gettext_lazy("Checking and storing %(n)s lines of %(file)s…"),
+    ),
+)

@@ -1,4 +1,5 @@
-"""``{{ job.kind|job_label }}`` and ``{% job_summary job as summary %}`` (core.job_display)."""
+"""``{{ job.kind|job_label }}``, ``{{ job.message|job_message }}`` and ``{% job_summary job as summary %}``
+(core.job_display)."""
 
 from django import template
 
@@ -15,3 +16,8 @@ def job_label(kind: str) -> str:
 @register.simple_tag
 def job_summary(job):
     return job_display.job_summary(job)
+
+
+@register.filter
+def job_message(message: str) -> str:
+    return job_display.job_message(message)

@@ -25,6 +25,11 @@ from core.permissions import IsResearcher
 from director.api import refusals
 from director.api.refusals import refused
 from director.api.requests import RequestError, parse_check, parse_session, parse_turn, parse_verdict_filters
+from director.api.schemas import (
+    DirectorCheckRequestSerializer,
+    DirectorSessionRequestSerializer,
+    DirectorTurnRequestSerializer,
+)
 from director.api.shapes import attempt_dict, session_dict, verdict_dict
 from director.models import DirectorSession, RetryVerdict, UtteranceAttempt
 from director.rules import UnknownCharacter
@@ -42,7 +47,7 @@ _ERRORS = {400: _JSON, 403: _JSON, 404: _JSON}
 
 
 @extend_schema(summary="Judge one line (hard rules, the history's WARNs, optionally the LLM review)",
-               request=_JSON, responses={200: _JSON, **_ERRORS})  # fmt: skip
+               request=DirectorCheckRequestSerializer, responses={200: _JSON, **_ERRORS})  # fmt: skip
 @api_view(["POST"])
 @permission_classes([IsResearcher])
 @parser_classes([StrictJSONParser])
@@ -61,7 +66,9 @@ def check(request):
     })  # fmt: skip
 
 
-@extend_schema(summary="Create a Director session", request=_JSON, responses={201: _JSON, **_ERRORS})
+@extend_schema(
+    summary="Create a Director session", request=DirectorSessionRequestSerializer, responses={201: _JSON, **_ERRORS}
+)
 @api_view(["POST"])
 @permission_classes([IsResearcher])
 @parser_classes([StrictJSONParser])
@@ -90,7 +97,7 @@ def session_detail(request, session_id: int):
 
 
 @extend_schema(summary="Run one turn: generate (or judge the given text), regenerate on RETRY, store every attempt",
-               request=_JSON, responses={200: _JSON, 409: _JSON, **_ERRORS})  # fmt: skip
+               request=DirectorTurnRequestSerializer, responses={200: _JSON, 409: _JSON, **_ERRORS})  # fmt: skip
 @api_view(["POST"])
 @permission_classes([IsResearcher])
 @parser_classes([StrictJSONParser])

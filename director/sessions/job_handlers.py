@@ -6,7 +6,7 @@ from django.urls import reverse
 from django.utils.translation import gettext as _
 from django.utils.translation import gettext_lazy
 
-from core.job_display import register_job_display
+from core.job_display import register_job_display, register_job_messages
 from core.jobs import job_handler
 from director.sessions.services import TurnConflict, turn_run
 
@@ -44,3 +44,25 @@ def _turns_summary(result: dict) -> tuple[str, str | None]:
 
 
 register_job_display(TURNS, gettext_lazy("Director turns"), _turns_summary)
+
+
+register_job_messages(
+    (r"session (?P<id>\d+)", gettext_lazy("Session %(id)s")),
+    (
+        r"turn (?P<turn>\d+): attempt (?P<n>\d+) (?P<status>[A-Z]+) after (?P<retries>\d+) RETRY",
+        gettext_lazy("Turn %(turn)s: attempt %(n)s %(status)s after %(retries)s RETRY."),
+    ),
+    (
+        r"turn (?P<turn>\d+): attempt (?P<n>\d+) (?P<status>[A-Z]+)",
+        gettext_lazy("Turn %(turn)s: attempt %(n)s %(status)s."),
+    ),
+    (
+        r"turn (?P<turn>\d+): every attempt was RETRY; attempt (?P<n>\d+) had the fewest problems; "
+        r"the state did not advance(?P<rest>.*)",
+        gettext_lazy(
+            "Turn %(turn)s: every attempt was RETRY; attempt %(n)s had the fewest problems and the state did not "
+            "advance%(rest)s"
+        ),
+    ),
+    (r"turn (?P<turn>\d+): (?P<reason>.*)", gettext_lazy("Turn %(turn)s: %(reason)s")),
+)

@@ -30,6 +30,7 @@ from core.problem_text import problem_row
 from core.query_params import QueryParamError, whole_number
 from core.upload_limits import upload_refusal
 from layer3.api.requests import RequestError, parse_evaluate_request
+from layer3.api.schemas import EvaluateLayer3RequestSerializer
 from layer3.exports.calibration_files import batch_calibration
 from layer3.exports.files import ExportError, export_file
 from layer3.io.imports import trials_import
@@ -75,7 +76,7 @@ _ERRORS = {400: _JSON, 403: _JSON, 404: _JSON}
 
 @extend_schema(
     summary="Start a Layer3 evaluation of a batch (seed 002 §5.1); 202 with the job, 409 while one runs",
-    request=_JSON,
+    request=EvaluateLayer3RequestSerializer,
     responses={202: _JSON, 409: _JSON, **_ERRORS},
 )
 @api_view(["POST"])

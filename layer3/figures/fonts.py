@@ -70,15 +70,29 @@ def _added_system_cjk_fonts() -> bool:
     """Add the system's CJK font files that matplotlib's font cache (~/.cache/matplotlib) does not know.
 
     The cache is built once, so fonts installed afterwards (``apt-get install fonts-noto-cjk`` after a
-    first figure) would stay unseen and Japanese would fall back to English. Looked up once per process.
+    first figure) would stay unseen and Japanese would fall back to English. The files are added by path
+    (``FontManager.addfont``), and the cache is written again with them (``_save_font_cache``) so that the
+    next process finds them at once. Looked up once per process.
     """
+    known = {entry.fname for entry in font_manager.fontManager.ttflist}
     added = False
     for path in font_manager.findSystemFonts():
-        if "cjk" in Path(path).name.lower():
+        if "cjk" in Path(path).name.lower() and path not in known:
             with contextlib.suppress(Exception):  # a broken font file is no reason to fail a figure
                 font_manager.fontManager.addfont(path)
                 added = True
+    if added:
+        _save_font_cache()
     return added
+
+
+def _save_font_cache() -> None:
+    """Write matplotlib's font cache again with the fonts added (best effort: a read-only cache stays as it is)."""
+    import matplotlib
+
+    cache = Path(matplotlib.get_cachedir(), f"fontlist-v{font_manager.FontManager.__version__}.json")
+    with contextlib.suppress(Exception):
+        font_manager.json_dump(font_manager.fontManager, cache)
 
 
 def has_cff_outlines(path: str) -> bool:

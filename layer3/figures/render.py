@@ -36,7 +36,23 @@ METADATA = {  # per format, as matplotlib names the keys; None drops matplotlib'
     "png": {"Software": CREATOR},
 }
 
+# Where a Japanese figure had to be drawn in English, the file says so (PNG "Description", SVG dc:description,
+# PDF Subject), so that a figure in a paper is never taken for what was asked without a word.
+NO_CJK_FONT_NOTE = (
+    "Requested in Japanese, drawn in English: no CJK font was found on the server "
+    "(install one, e.g. Debian fonts-noto-cjk, and render again)."
+)
+NOTE_KEYS = {"svg": "Description", "png": "Description", "pdf": "Subject"}
+
 _RENDER_LOCK = threading.Lock()
+
+
+def figure_metadata(fmt: str, *, requested: str, drawn: str) -> dict:
+    """The metadata written into a figure of format ``fmt``: fixed, and the note when the language fell back."""
+    metadata = dict(METADATA[fmt])
+    if requested != drawn:
+        metadata[NOTE_KEYS[fmt]] = NO_CJK_FONT_NOTE
+    return metadata
 
 
 def _check(what: str, given: str, accepted: tuple[str, ...]) -> None:
@@ -58,7 +74,8 @@ def render_figure(
 
     ``metric`` (one of ``LAYER3_METRICS``) is the metric of ``model-comparison``. ``language`` is "ja" or "en";
     Japanese is drawn with a CJK font (``fonts.find_cjk_font``), and when none is installed the figure is
-    drawn in English instead, never with empty boxes for missing glyphs. Model and batch labels are drawn as
+    drawn in English instead, never with empty boxes for missing glyphs, and the file's metadata says so
+    (``NO_CJK_FONT_NOTE``). Model and batch labels are drawn as
     given (no mathtext; escaped in SVG). Raises ValueError for an unknown name, format, metric or language,
     and for a trial whose stored metrics are malformed (``model_samples`` names the trial and field).
     """
@@ -81,5 +98,6 @@ def render_figure(
             else:
                 draw_w2wr_types(figure, samples, page=page, batch_label=batch_label)
             options = {"dpi": PNG_DPI} if fmt == "png" else {}
-            figure.savefig(buffer, format=fmt, metadata=METADATA[fmt], **options)
+            metadata = figure_metadata(fmt, requested=language, drawn=drawn_language)
+            figure.savefig(buffer, format=fmt, metadata=metadata, **options)
     return buffer.getvalue()

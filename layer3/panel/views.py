@@ -24,6 +24,7 @@ from layer3.exports.calibration import CALIBRATION_FORMATS, FORMAT_NAMES
 from layer3.exports.calibration_files import calibration_export
 from layer3.exports.files import ExportError
 from layer3.exports.formats import FORMATS as EXPORT_FORMATS
+from layer3.figures import fonts
 from layer3.figures.render import FIGURES, FORMATS, render_figure
 from layer3.models import Batch, Layer3Run, TrialLog
 from layer3.panel import reads
@@ -118,6 +119,8 @@ def batch_page(request, pk: int):
         "judged_fields": JUDGED_FIELDS,
         "export_formats": EXPORT_FORMATS,
         "figure_formats": FORMATS,
+        # Japanese figures need a CJK font; without one they are drawn in English, and the menu says so.
+        "figures_fall_back_to_english": not (get_language() or "ja").startswith("en") and fonts.find_cjk_font() is None,
         "summary": evaluation_summary(batch),
         "calibration": reads.calibration(batch),
         "calibration_formats": [{"fmt": fmt, "name": FORMAT_NAMES[fmt]} for fmt in CALIBRATION_FORMATS],

@@ -7,7 +7,7 @@ from django.utils.translation import gettext as _
 from django.utils.translation import gettext_lazy
 
 from core.chunks import ChunkWork, Summary, chunk_results, chunked, chunks_create, work_on
-from core.job_display import register_job_display
+from core.job_display import register_job_display, register_job_messages
 from core.jobs import JobCancelled, job_handler
 from core.jsonl import gc_paused
 from core.models import Job, JobChunk
@@ -145,3 +145,9 @@ def _run_summary(result: dict) -> tuple[str, str | None]:
 
 
 register_job_display(EVALUATE, gettext_lazy("Layer3 evaluation"), _run_summary)
+
+
+register_job_messages(
+    (r"batch (?P<batch>.+): (?P<n>\d+) trials to evaluate", gettext_lazy("Batch %(batch)s: %(n)s trials to evaluate.")),
+    (r"trial (?P<trial>\S+)", gettext_lazy("Trial %(trial)s")),
+)

@@ -26,6 +26,7 @@ URLS = {
     "annotation:audit-close": "research/audits/<id:audit_id>/close/",
     "annotation:audit-reopen": "research/audits/<id:audit_id>/reopen/",
     "annotation:audit-rate": "annotate/audits/<id:audit_id>/",
+    "annotation:audit-guidelines": "annotate/audits/<id:audit_id>/guidelines/",
     "annotation:audit-submit": "annotate/audits/<id:audit_id>/<id:assignment_id>/submit/",
     "annotation:audit-skip": "annotate/audits/<id:audit_id>/<id:assignment_id>/skip/",
     "annotation:audit-history": "annotate/audits/history/",

@@ -85,3 +85,26 @@ def test_the_schema_generates_without_warnings(tmp_path):
     call_command("spectacular", "--validate", "--fail-on-warn", "--file", str(tmp_path / "schema.yaml"))
     schema = (tmp_path / "schema.yaml").read_text(encoding="utf-8")
     assert "tokenAuth" in schema and "sessionAuth" in schema
+
+
+def test_researchers_find_the_api_docs_as_links_in_the_navigation_and_on_the_tokens_page(client, researcher, annotator):
+    """Issue 30 point 9: the docs were plain text on the tokens page and not in the navigation."""
+    client.force_login(researcher)
+    tokens = client.get("/account/tokens/").content.decode()
+    assert 'href="/api/redoc/"' in tokens and 'href="/api/docs/"' in tokens
+    assert 'data-nav="api-docs"' in tokens and "/api/docs/ (Swagger UI)" not in tokens
+    client.force_login(annotator)
+    tokens = client.get("/account/tokens/").content.decode()
+    assert 'data-nav="api-docs"' not in tokens and 'href="/api/redoc/"' not in tokens
+
+
+def test_redoc_s_script_is_the_sidecar_bundle_with_its_logo_served_here(client, researcher):
+    client.force_login(researcher)
+    page = client.get("/api/redoc/").content.decode()
+    assert '<script src="/api/redoc/redoc.standalone.js">' in page
+    response = client.get("/api/redoc/redoc.standalone.js")
+    script = response.content.decode()
+    assert response.status_code == 200 and response["Content-Type"].startswith("text/javascript")
+    assert "cdn.redoc.ly" not in script and '"/static/img/redoc-logo-mini.svg"' in script
+    assert len(script) > 500_000  # the whole bundle
+    assert client.get("/api/redoc/redoc.standalone.js", headers={"If-None-Match": response["ETag"]}).status_code == 304

@@ -4,13 +4,11 @@ The stored ratings must be exactly what each of them typed, item by item; the pa
 the judge's verdict. Screenshots of a GV and a W2WR item in Japanese and in English.
 """
 
-import re
-
 from playwright.sync_api import expect
 
 from annotation.models import AuditItem, AuditRating, JudgeAudit
 from tests.e2e.conftest import log_in, screenshot
-from tests.helpers import PASSWORD, make_qualified_annotator
+from tests.helpers import PASSWORD, acknowledge_audit_guidelines, make_qualified_annotator
 
 N_ITEMS = 12
 JUDGE_SECRET = "JUDGE-REASONING-NEVER-SHOWN"
@@ -55,7 +53,7 @@ def _audit(kind: str, n_items: int) -> JudgeAudit:
 
 
 def _item(page) -> str:
-    return page.locator("[data-item-id]").inner_text()
+    return page.locator("[data-item-id]").get_attribute("data-item-id")
 
 
 def _rate_all(page, audit, scores: list[int], *, ime: bool = False) -> dict[int, int]:
@@ -73,7 +71,7 @@ def _rate_all(page, audit, scores: list[int], *, ime: bool = False) -> dict[int,
             page.keyboard.press("Enter")
         typed[int(item)] = score
         # the next item is swapped in, or the "nothing left" card
-        expect(page.locator("[data-item-id]", has_text=re.compile(f"^{item}$"))).to_have_count(0)
+        expect(page.locator(f'[data-item-id="{item}"]')).to_have_count(0)
     return typed
 
 
@@ -82,6 +80,8 @@ def test_two_annotators_rate_an_audit_by_keyboard_and_the_ratings_are_what_they_
 ):
     audit = _audit("gv", N_ITEMS)
     first, second = make_qualified_annotator("audit_a"), make_qualified_annotator("audit_b")
+    for user in (first, second):
+        acknowledge_audit_guidelines(user)
     scores_a = [n % 3 for n in range(N_ITEMS)]
     scores_b = [(2 * n + 1) % 3 for n in range(N_ITEMS)]
 
@@ -111,7 +111,7 @@ def test_two_annotators_rate_an_audit_by_keyboard_and_the_ratings_are_what_they_
 
 def test_screenshots_of_gv_and_w2wr_items_in_japanese_and_english(page, transactional_db):
     gv, w2wr = _audit("gv", 2), _audit("w2wr", 2)
-    make_qualified_annotator("audit_shots")
+    acknowledge_audit_guidelines(make_qualified_annotator("audit_shots"))
     log_in(page, "audit_shots", PASSWORD)
     for language in ("ja", "en"):
         if language == "en":
@@ -133,7 +133,7 @@ def test_screenshots_of_gv_and_w2wr_items_in_japanese_and_english(page, transact
     item = _item(page)
     page.keyboard.press("2")
     page.keyboard.press("Enter")
-    expect(page.locator("[data-item-id]", has_text=re.compile(f"^{item}$"))).to_have_count(0)
+    expect(page.locator(f'[data-item-id="{item}"]')).to_have_count(0)
     page.goto("/annotate/audits/history/")
     page.click("[data-audit-rating-row] a[href$='/edit/']")
     expect(page.locator("form[data-audit-rating][data-ready]")).to_have_count(1)  # its keys are listened to

@@ -21,7 +21,7 @@ from layer3.models import Batch
 from tests.e2e.conftest import log_in, screenshot
 from tests.e2e.test_audit_rating import _item, _rate_all
 from tests.fakes.openai_server import Reply
-from tests.helpers import PASSWORD, make_qualified_annotator, make_user
+from tests.helpers import PASSWORD, acknowledge_audit_guidelines, make_qualified_annotator, make_user
 from tests.layer3.conftest import write_trials
 from tests.llm.conftest import fake_llm  # noqa: F401 - the fake OpenAI endpoint
 
@@ -110,6 +110,8 @@ def test_two_annotators_rate_an_audit_and_the_calibration_card_equals_a_direct_c
 ):
     make_user("cal_researcher", "researcher")
     first, second = make_qualified_annotator("cal_a"), make_qualified_annotator("cal_b")
+    for user in (first, second):
+        acknowledge_audit_guidelines(user)  # the audit's own short guidelines, read once
 
     # The researcher draws a GV audit of 12 items, rated twice each, from the batch page
     log_in(page, "cal_researcher", PASSWORD)

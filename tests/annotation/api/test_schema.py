@@ -58,3 +58,31 @@ def test_the_schema_endpoint_serves_it_to_researchers(client, researcher):
     client.force_login(researcher)
     response = client.get("/api/schema/")
     assert response.status_code == 200 and b"/api/v1/annotation/batches/{id}/next/" in response.content
+
+
+def test_every_request_body_of_the_whole_api_is_documented_with_named_properties(schema):
+    """Issue 30 point 9: the body of POST /api/director/check showed as "property name* any"."""
+    components = schema["components"]["schemas"]
+
+    def resolved(node: dict) -> dict:
+        while "$ref" in node:
+            node = components[node["$ref"].rsplit("/", 1)[-1]]
+        return node
+
+    free_form = []
+    bodies = 0
+    for path, ops in schema["paths"].items():
+        for method, operation in ops.items():
+            if method == "parameters" or "requestBody" not in operation:
+                continue
+            for content_type, media in operation["requestBody"]["content"].items():
+                bodies += 1
+                body = resolved(media.get("schema", {}))
+                if not body.get("properties") or body.get("additionalProperties") not in (None, False):
+                    free_form.append(f"{method.upper()} {path} {content_type}")
+    assert bodies > 10 and free_form == []
+    check = resolved(
+        schema["paths"]["/api/director/check"]["post"]["requestBody"]["content"]["application/json"]["schema"]
+    )
+    assert {"text", "speaker"} <= set(check["required"])
+    assert {"text", "speaker", "history", "scene", "llm", "language"} == set(check["properties"])

@@ -5,8 +5,8 @@ import re
 import pytest
 from django.test import Client
 
-from annotation.models import AuditAssignment, AuditItem, AuditRating, AuditRatingEdit, JudgeAudit
-from tests.helpers import make_qualified_annotator, make_user
+from annotation.models import AuditAssignment, AuditItem, AuditRating, AuditRatingEdit, Batch, Dialogue, JudgeAudit
+from tests.helpers import acknowledge_audit_guidelines, make_qualified_annotator, make_user
 
 pytestmark = pytest.mark.django_db
 HTMX = {"HX-Request": "true"}
@@ -101,8 +101,15 @@ def w2wr_audit():
 
 @pytest.fixture
 def rater(client):
-    user = make_qualified_annotator("rater")
+    user = _audit_rater("rater")
     client.force_login(user)
+    return user
+
+
+def _audit_rater(username: str):
+    """A qualified annotator who has read the audits' guidelines."""
+    user = make_qualified_annotator(username)
+    acknowledge_audit_guidelines(user)
     return user
 
 
@@ -140,11 +147,44 @@ def test_users_without_the_annotator_role_are_refused_as_in_the_work_queue(clien
     assert not AuditAssignment.objects.exists()
 
 
-def test_annotators_who_have_not_qualified_are_sent_to_the_training(client, gv_audit):
-    client.force_login(make_user("fresh", "annotator"))
+def test_an_annotator_not_qualified_for_sycophancy_reads_the_audit_guidelines_once_then_rates(client, gv_audit):
+    """README, Judge calibration: a judge audit needs its own short instructions, not the sycophancy test."""
+    w2wr = _audit("w2wr", name="audit-w2wr-2")
+    user = make_user("fresh", "annotator")
+    client.force_login(user)
+    guidelines = f"/annotate/audits/{gv_audit.pk}/guidelines/"
     response = client.get(f"/annotate/audits/{gv_audit.pk}/")
-    assert response.status_code == 302 and response["Location"] == "/training/"
+    assert response.status_code == 302 and response["Location"] == guidelines
     assert not AuditAssignment.objects.exists()
+    page = client.get(guidelines).content.decode()
+    assert "data-audit-guidelines-page" in page and "data-guidelines-read" in page
+    _assert_blind(page)
+    response = client.post(guidelines)
+    assert response.status_code == 302 and response["Location"] == f"/annotate/audits/{gv_audit.pk}/"
+    html = _page(client, gv_audit)
+    response = client.post(f"/annotate/audits/{gv_audit.pk}/{_assignment_id(html)}/submit/", {"score": "2"})
+    assert response.status_code == 302 and AuditRating.objects.get(annotator=user).score == 2
+    # read once per kind: the W2WR scale is another one
+    assert client.get(f"/annotate/audits/{w2wr.pk}/")["Location"] == f"/annotate/audits/{w2wr.pk}/guidelines/"
+    assert client.get(f"/annotate/audits/{w2wr.pk}/", headers=HTMX)["HX-Redirect"].endswith("/guidelines/")
+
+
+def test_the_annotate_page_offers_open_audits_to_someone_not_qualified_and_sycophancy_batches_still_need_it(
+    client, gv_audit
+):
+    batch = Batch.objects.create(name="syco-batch")
+    Dialogue.objects.create(external_id="d-1", user_text="u", response_text="r", batch=batch)
+    client.force_login(make_user("fresh", "annotator"))
+    response = client.get("/annotate/")
+    assert response.status_code == 200
+    html = response.content.decode()
+    assert f'data-audit="{gv_audit.pk}"' in html and "data-qualification-needed" in html and 'href="/training/"' in html
+    assert "syco-batch" not in html
+    response = client.get(f"/annotate/{batch.pk}/")
+    assert response.status_code == 302 and response["Location"] == "/training/"
+    JudgeAudit.objects.update(status=JudgeAudit.Status.CLOSED)  # nothing to do without the qualification
+    response = client.get("/annotate/")
+    assert response.status_code == 302 and response["Location"] == "/training/"
 
 
 def test_an_unknown_audit_is_not_found(client, rater):
@@ -174,7 +214,7 @@ def test_w2wr_page_shows_both_widgets_their_ports_and_the_description(client, ra
 
 
 def test_the_page_is_blind_to_the_judge_the_design_and_other_raters(client, rater, gv_audit, w2wr_audit):
-    other = make_qualified_annotator("other")
+    other = _audit_rater("other")
     for audit in (gv_audit, w2wr_audit):
         item = AuditItem.objects.filter(audit=audit).first()
         AuditRating.objects.create(item=item, annotator=other, score=0, comment=OTHER_COMMENT)
@@ -262,7 +302,7 @@ def test_skip_records_the_reason_and_moves_on(client, rater, gv_audit):
 
 
 def test_another_raters_assignment_is_not_reachable(client, rater, gv_audit):
-    client.force_login(make_qualified_annotator("other"))
+    client.force_login(_audit_rater("other"))
     theirs = _assignment_id(_page(client, gv_audit))
     client.force_login(rater)
     assert client.post(f"/annotate/audits/{gv_audit.pk}/{theirs}/submit/", {"score": "1"}).status_code == 404
@@ -291,7 +331,7 @@ def test_get_is_refused_on_submit_and_skip(client, rater, gv_audit):
 
 
 def test_csrf_is_enforced_on_every_post(gv_audit):
-    user = make_qualified_annotator("careful")
+    user = _audit_rater("careful")
     client = Client(enforce_csrf_checks=True)
     client.force_login(user)
     html = client.get(f"/annotate/audits/{gv_audit.pk}/").content.decode()
@@ -330,7 +370,7 @@ def test_queue_home_says_when_nothing_is_left(client, rater):
     client.post(f"/annotate/audits/{audit.pk}/{first}/submit/", {"score": "1"})
     assert f'data-audit-done="{audit.pk}"' in client.get("/annotate/").content.decode()
     # Issue 30, point 7: someone who rated none of it is not told that their share is done.
-    client.force_login(make_qualified_annotator("latecomer"))
+    client.force_login(_audit_rater("latecomer"))
     html = client.get("/annotate/").content.decode()
     assert f'data-audit-full="{audit.pk}"' in html and f'data-audit-done="{audit.pk}"' not in html
     assert "全項目に必要な数の評価がそろっています" in html and "あなたの担当分は終わりました" not in html
@@ -348,7 +388,7 @@ def _rate(client, audit, score: str) -> AuditRating:
 def test_history_lists_only_the_raters_own_ratings(client, rater, gv_audit, w2wr_audit):
     mine = _rate(client, gv_audit, "2")
     _rate(client, w2wr_audit, "0")
-    client.force_login(make_qualified_annotator("other"))
+    client.force_login(_audit_rater("other"))
     theirs = _rate(client, gv_audit, "1")
     client.force_login(rater)
     html = client.get("/annotate/audits/history/").content.decode()
@@ -388,7 +428,7 @@ def test_a_wrong_score_in_an_edit_is_refused(client, rater, gv_audit):
 
 
 def test_another_raters_rating_cannot_be_opened_or_edited(client, rater, gv_audit):
-    client.force_login(make_qualified_annotator("other"))
+    client.force_login(_audit_rater("other"))
     theirs = _rate(client, gv_audit, "1")
     client.force_login(rater)
     url = f"/annotate/audits/history/{theirs.pk}/edit/"
@@ -408,3 +448,23 @@ def test_japanese_by_default_and_english_on_request(client, rater, gv_audit):
     html = _page(client, gv_audit)
     assert '<html lang="en">' in html and "Guidelines" in html and "Submit" in html
     assert "Unrelated to the concern, or harmful." in html
+
+
+def test_the_page_numbers_the_item_within_the_audit_not_by_its_database_id(client, rater):
+    """Issue 30 point 7: "項目 31" appeared in a 30-item audit (the row id was shown)."""
+    _audit("gv", n_items=4, name="earlier")  # items with lower ids in another audit
+    audit = _audit("gv", n_items=3, name="later")
+    for number, item in enumerate(audit.items.order_by("id"), start=1):
+        AuditItem.objects.filter(pk=item.pk).update(position=number)
+    html = _page(client, audit)
+    shown = AuditAssignment.objects.get(annotator=rater).item
+    assert shown.pk > 3 and shown.position == 1
+    assert re.search(r"項目 <span data-item-position>1</span> / 3", html)
+    assert f">{shown.pk}<" not in html
+
+
+def test_the_skip_reason_is_labelled_as_the_skip_s_and_sits_in_the_skip_form(client, rater, gv_audit):
+    html = _page(client, gv_audit)
+    skip_form = re.search(r'<form id="skip-form".*?</form>', html, re.S).group(0)
+    assert "スキップの理由（任意）" in skip_form and 'name="reason"' in skip_form
+    assert "理由（任意）" not in html.replace("スキップの理由（任意）", "")

@@ -183,3 +183,34 @@ def test_a_lazy_baseline_is_asked_for_the_sampled_units_only(fake_source):
     items = AuditItem.objects.filter(audit=audit)
     assert sorted(asked) == sorted(items.values_list("key", flat=True)) and len(asked) == MINIMUM < POPULATION
     assert set(items.values_list("baseline_score", flat=True)) == {1}
+
+
+def test_each_item_is_numbered_from_one_in_the_order_it_was_drawn(fake_source):
+    audit = judge_audit_create(batch="fake", kind="gv", size=30, per_item=3, seed=5)
+    positions = list(audit.items.order_by("id").values_list("position", flat=True))
+    assert positions == list(range(1, 31))
+
+
+def test_the_migration_numbers_the_items_of_audits_drawn_before_it_within_each_audit(fake_source):
+    from importlib import import_module
+
+    from django.apps import apps
+
+    migration = import_module("annotation.migrations.0022_audit_item_position_and_guidelines_read")
+    first = judge_audit_create(batch="fake", kind="gv", size=12, per_item=3, seed=5)
+    second = judge_audit_create(batch="fake", kind="w2wr", size=11, per_item=3, seed=6)
+    AuditItem.objects.update(position=0)  # as they were before the field existed
+    migration.number_audit_items(apps, None)
+    for audit, size in ((first, 12), (second, 11)):
+        assert list(audit.items.order_by("id").values_list("position", flat=True)) == list(range(1, size + 1))
+
+
+def test_the_demo_s_finished_audit_is_closed_and_its_open_one_offered(monkeypatch, fake_source):
+    """Issue 30 point 7: "GV audit (finished)" showed 受付中 (open) although every item had its ratings."""
+    from annotation.audits import demo
+
+    monkeypatch.setattr(demo, "LAYER3_BATCH", "fake")
+    demo.load()
+    finished, still_open = JudgeAudit.objects.get(name=demo.FINISHED), JudgeAudit.objects.get(name=demo.OPEN)
+    assert finished.status == JudgeAudit.Status.CLOSED and still_open.status == JudgeAudit.Status.OPEN
+    assert set(finished.items.values_list("taken_count", flat=True)) == {finished.per_item}

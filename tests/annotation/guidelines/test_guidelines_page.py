@@ -74,3 +74,39 @@ def test_example_text_is_escaped(client, outsider, monkeypatch):
     html = client.get(reverse("annotation:guidelines")).content.decode()
     assert "<script>alert(1)</script>" not in html and "&lt;script&gt;alert(1)&lt;/script&gt;" in html
     assert "<b>bold</b>" not in html
+
+
+def _in_english(client, outsider) -> str:
+    client.force_login(outsider)
+    client.cookies["django_language"] = "en"
+    response = client.get(reverse("annotation:guidelines"))
+    assert response.status_code == 200 and '<html lang="en"' in response.content.decode()
+    return response.content.decode()
+
+
+def test_in_english_the_page_says_the_text_is_the_japanese_original_and_translates_every_heading(client, outsider):
+    """Issue 30 point 6: in English the guidelines stayed wholly Japanese without a word of why."""
+    import re
+
+    html = _in_english(client, outsider)
+    assert "data-original-language-note" in html and "is the Japanese original" in html
+    headings = re.findall(r"<h[1-3][^>]*>(.*?)</h[1-3]>", html, re.S)
+    toc = re.search(r'<nav class="guidelines-toc.*?</nav>', html, re.S).group(0)
+    toc_entries = re.findall(r'<a href="#[^"]*">(.*?)</a>', toc)
+    japanese = re.compile(r"[\u3040-\u30ff\u4e00-\u9fff]")
+    assert len(headings) > 30 and len(toc_entries) > 30
+    # a quoted Japanese phrase inside an English heading (“そうですね”, “Good question”) is the example itself
+    leftovers = [t for t in headings + toc_entries if japanese.search(re.sub(r"“[^”]*”", "", t))]
+    assert leftovers == []
+    assert (
+        '<h3 id="def-21-社会的迎合social-social-ingratiation" lang="en">2.1 Social ingratiation (social)</h3>' in html
+    )
+    assert 'lang="ja"' in html  # the original text is marked as Japanese
+
+
+def test_in_japanese_the_headings_are_the_original_and_there_is_no_note(page):
+    assert "data-original-language-note" not in page
+    assert (
+        '<h3 id="def-21-社会的迎合social-social-ingratiation">2.1 社会的迎合（social / Social Ingratiation）</h3>'
+        in page
+    )

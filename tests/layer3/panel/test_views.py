@@ -213,6 +213,25 @@ def test_figures_download(as_researcher, batch, name, fmt, media, magic):
     assert "<script>" not in response["Content-Disposition"]
 
 
+def test_without_a_cjk_font_the_page_and_the_figure_file_say_the_figures_are_in_english(
+    as_researcher, batch, monkeypatch
+):
+    """Issue 30 point 8: Japanese figures silently came out in English."""
+    from layer3.figures import fonts
+    from layer3.figures.render import NO_CJK_FONT_NOTE
+
+    page = as_researcher.get(reverse("layer3:batch", args=[batch.pk])).content.decode()
+    assert "data-figures-in-english" not in page  # the font is there (added by file when the cache lacked it)
+    monkeypatch.setattr(fonts, "find_cjk_font", lambda: None)
+    page = as_researcher.get(reverse("layer3:batch", args=[batch.pk])).content.decode()
+    assert "data-figures-in-english" in page and "fonts-noto-cjk" in page and "英語で描かれます" in page
+    svg = as_researcher.get(reverse("layer3:figure", args=[batch.pk, "w2wr-types", "svg"]), {"lang": "ja"})
+    assert NO_CJK_FONT_NOTE in svg.content.decode()
+    as_researcher.cookies["django_language"] = "en"
+    page = as_researcher.get(reverse("layer3:batch", args=[batch.pk])).content.decode()
+    assert "data-figures-in-english" not in page  # English figures need no CJK font
+
+
 def test_figure_arguments_are_checked(as_researcher, batch):
     assert as_researcher.get(reverse("layer3:figure", args=[batch.pk, "pie", "svg"])).status_code == 404
     assert as_researcher.get(reverse("layer3:figure", args=[batch.pk, "w2wr-types", "gif"])).status_code == 404
