@@ -7,6 +7,7 @@ import io
 from collections.abc import Mapping, Sequence
 
 from annotation.axes import AXES
+from annotation.dashboard.ci_method import CiMethod
 from annotation.feedback.rows import overview_rows
 from annotation.models import QualityFlag
 from core.spreadsheet_cells import neutralise_formula
@@ -30,6 +31,12 @@ COLUMNS = [
     "flags_open",
     "flags_accepted",
     "flags_dismissed",
+    "ci_method",
+    "ci_replicates",
+    "ci_unit",
+    "ci_level",
+    "ci_coverage",
+    "ci_statement",
 ]
 
 
@@ -41,8 +48,18 @@ def _text(value: str) -> str:
     return neutralise_formula(str(value))
 
 
-def overview_csv(month: str, content: dict | None, flags: Mapping[str, Sequence[QualityFlag]]) -> str:
-    """UTF-8 with a BOM (spreadsheets then read Japanese right), CRLF rows; an empty cell is an undefined value."""
+def overview_csv(
+    month: str, content: dict | None, flags: Mapping[str, Sequence[QualityFlag]], ci: CiMethod | None = None
+) -> str:
+    """UTF-8 with a BOM (spreadsheets then read Japanese right), CRLF rows; an empty cell is an undefined value.
+    Every row repeats how the intervals were computed (``ci``: method, replicates, unit, level, simulated coverage
+    and the statement in the active language), so a row taken alone still says what its CI means."""
+    method = (
+        [ci.method, _number(ci.replicates), "items", _number(ci.level),
+         _number(ci.coverage["rate"] if ci.coverage else None), _text(ci.statement)]
+        if ci is not None
+        else ["", "", "", "", "", ""]
+    )  # fmt: skip
     buffer = io.StringIO()
     buffer.write("\ufeff")
     writer = csv.writer(buffer, lineterminator="\r\n")
@@ -66,6 +83,7 @@ def overview_csv(month: str, content: dict | None, flags: Mapping[str, Sequence[
                 _number(row["median_seconds"]),
                 _number(row["fast_share"]),
                 *[_number(row["flags"][key]) for key in ("total", "open", "accepted", "dismissed")],
+                *method,
             ]
         )
     return buffer.getvalue()

@@ -7,7 +7,7 @@ the batch.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from datetime import date, datetime, time
 
 import numpy as np
@@ -17,7 +17,9 @@ from django.core.cache import cache
 from django.db.models import Count, Max, Prefetch, Sum
 from django.utils import timezone
 
+from annotation.aggregation.agreement.coverage import Design
 from annotation.axes import AXES
+from annotation.dashboard.ci_method import BCA, CiMethod, coverage_cached
 from annotation.feedback.compute import month_feedback, trend_point
 from annotation.io.dataset import RatingSet
 from annotation.models import Annotation, Dialogue, MonthlyFeedback, QualityFlag, QualityFlagReview
@@ -104,11 +106,60 @@ def compute_month(month: date, *, n_boot: int, details: bool = True) -> dict | N
     return content
 
 
+def ci_design(content: dict) -> Design | None:
+    """The design the month's intervals are simulated at: two columns (an annotator and the consensus, or two
+    annotators) over the median number of items such a κ is computed on; None without a bootstrap."""
+    boot = (content.get("bootstrap") or {}).get("replicates") or 0
+    sizes = [
+        figures["vs_consensus"]["n_items"]
+        for person in content.get("people", {}).values()
+        for figures in person["axes"].values()
+        if figures["vs_consensus"].get("n_items")
+    ]
+    if not boot or not sizes or int(np.median(sizes)) < 2:
+        return None
+    return Design(n_items=int(np.median(sizes)), n_raters=2, raters_per_item=2, n_boot=int(boot))
+
+
+def month_ci_coverage(content: dict) -> dict | None:
+    """What a month keeps of its intervals' simulated coverage: that of the percentile interval the pages show
+    and, when it is too low, BCa's (``annotation.dashboard.ci_method``)."""
+    design = ci_design(content)
+    if design is None:
+        return None
+    found = {"design": {"n_items": design.n_items, "n_raters": 2, "raters_per_item": 2}}
+    found["percentile"] = coverage_cached(design)
+    if found["percentile"] and found["percentile"]["too_low"]:
+        found[BCA] = coverage_cached(replace(design, method=BCA))
+    return found
+
+
+def month_ci_method(content: dict | None) -> CiMethod | None:
+    """The statement of how the month's intervals were computed, with their simulated coverage."""
+    if not content or not (content.get("bootstrap") or {}).get("replicates"):
+        return None
+    coverage = content.get("ci_coverage") or month_ci_coverage(content) or {}
+    design = coverage.get("design") or {}
+    boot = content["bootstrap"]
+    return CiMethod(
+        method="percentile",
+        replicates=int(boot["replicates"]),
+        seed=boot.get("seed"),
+        level=boot.get("level", 0.95),
+        n_items=design.get("n_items"),
+        n_raters=design.get("n_raters"),
+        raters_per_item=design.get("raters_per_item"),
+        coverage=coverage.get("percentile"),
+        bca_coverage=coverage.get(BCA),
+    )
+
+
 def compute_month_with_trend(month: date, *, n_boot: int) -> dict | None:
     """The month's figures, and each of its annotators' trend over the months before it (point values)."""
     content = compute_month(month, n_boot=n_boot)
     if content is None:
         return None
+    content["ci_coverage"] = month_ci_coverage(content)
     earlier = []
     for back in range(TREND_MONTHS - 1, 0, -1):
         previous = shift_month(month, -back)

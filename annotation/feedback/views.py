@@ -56,6 +56,7 @@ def _common(figures: selectors.Month) -> dict:
         "axes": [{"axis": axis, "label": AXIS_NAMES[axis]} for axis in AXES],
         "min_kappa": MIN_KAPPA,
         "target_kappa": TARGET_KAPPA,
+        "ci_method": selectors.month_ci_method(figures.content),
     }
 
 
@@ -156,7 +157,8 @@ def overview_download(request, year: int, month: int):
     figures = selectors.month_figures(_month(year, month))
     content = figures.content
     flags = selectors.flags_received(figures.month, content["annotators"]) if content else {}
-    response = HttpResponse(overview_csv(figures.label, content, flags), content_type="text/csv; charset=utf-8")
+    body = overview_csv(figures.label, content, flags, selectors.month_ci_method(content))
+    response = HttpResponse(body, content_type="text/csv; charset=utf-8")
     response["Content-Disposition"] = f'attachment; filename="feedback-{figures.label}.csv"'
     return response
 

@@ -46,7 +46,7 @@ def test_researcher_sees_researcher_navigation_and_can_switch_to_english(page, t
         "Layer3",
         "ディレクター",
         "システム状態",
-        "APIドキュメント",
+        "API",
     ]
     with page.expect_navigation():
         page.select_option("#language-select", "en")

@@ -9,7 +9,7 @@ from playwright.sync_api import expect
 from annotation.models import Annotation, Batch, Dialogue
 from tests.e2e.conftest import ARTIFACTS, log_in
 from tests.e2e.test_audit_rating import _audit
-from tests.helpers import PASSWORD, make_qualified_annotator
+from tests.helpers import PASSWORD, acknowledge_audit_guidelines, make_qualified_annotator
 
 WIDTH, HEIGHT = 1366, 768
 SHOTS = Path(os.environ.get("ISSUE30_SHOTS", ARTIFACTS))  # screenshots for the issue, looked at
@@ -87,7 +87,7 @@ def test_enter_with_nothing_scored_shows_the_missing_axes_above_the_submit_bar_a
 
 def test_the_judge_audit_page_shows_its_hint_in_view_too(page, transactional_db):
     audit = _audit("gv", 2)
-    make_qualified_annotator("hint_auditor")
+    acknowledge_audit_guidelines(make_qualified_annotator("hint_auditor"))
     page.set_viewport_size({"width": WIDTH, "height": HEIGHT})
     log_in(page, "hint_auditor", PASSWORD)
     page.goto(f"/annotate/audits/{audit.pk}/")

@@ -144,3 +144,37 @@ def test_a_month_without_ratings_says_so(client, feedback_data):
     response = client.get(overview(year=2025, month=11))
     assert response.status_code == 200 and 'data-empty="month"' in response.content.decode()
     assert client.get(overview(year=2025, month=13)).status_code == 404
+
+
+def test_the_pages_and_the_csv_say_how_the_intervals_were_computed_and_how_often_they_cover(client, feedback_data):
+    """Seed 000 B.3.2 reports state their method: percentile bootstrap over items, its replicates and level, and
+    the simulated coverage of such an interval for two columns at the month's median number of items."""
+    from annotation.aggregation.agreement.coverage import Design, sets_for, simulate_coverage
+    from annotation.feedback.selectors import ci_design
+    from annotation.feedback.services import feedback_month_prepare
+    from annotation.models import MonthlyFeedback
+
+    content = compute_month_with_trend(date(2026, 3, 1), n_boot=N_BOOT)
+    design = ci_design(content)
+    sizes = sorted(
+        f["vs_consensus"]["n_items"] for p in content["people"].values() for f in p["axes"].values()
+    )  # fmt: skip
+    assert design == Design(n_items=int(sizes[len(sizes) // 2]), n_raters=2, raters_per_item=2, n_boot=N_BOOT)
+    expected = simulate_coverage(design, n_sets=sets_for(design.n_items)).as_json()
+    assert content["ci_coverage"]["percentile"] == expected
+
+    client.cookies["django_language"] = "en"
+    client.force_login(feedback_data.researcher)
+    for url in (overview(), page("ann_a")):
+        html = client.get(url).content.decode()
+        assert f'data-ci-replicates="{N_BOOT}"' in html and 'data-ci-method="percentile"' in html
+        assert "percentile bootstrap" in html and "resampling unit: items" in html
+        assert f'data-ci-coverage="{expected["rate"]:.4f}"' in html
+    rows = list(csv.reader(io.StringIO(client.get(overview("feedback-csv")).content.decode("utf-8-sig"))))
+    first = dict(zip(rows[0], rows[1], strict=True))
+    assert (first["ci_method"], first["ci_replicates"], first["ci_unit"]) == ("percentile", str(N_BOOT), "items")
+    assert float(first["ci_coverage"]) == expected["rate"] and "Simulated coverage" in first["ci_statement"]
+
+    # A prepared month keeps its coverage: the page reads it from the stored row, with no new simulation.
+    feedback_month_prepare(month=date(2026, 3, 1))
+    assert MonthlyFeedback.objects.get().content["ci_coverage"]["percentile"] == expected
