@@ -17,7 +17,7 @@ from rest_framework.response import Response
 from annotation.api import filters
 from annotation.api.errors import ApiError, ApiErrorsMixin, conflict, invalid, not_found
 from annotation.api.pagination import Pages
-from annotation.api.permissions import IsAnnotator, IsQualified, IsResearcherOrAnnotator, is_researcher
+from annotation.api.permissions import IsAnnotator, IsQualifiedOrFinishing, IsResearcherOrAnnotator, is_researcher
 from annotation.api.schema import error_responses
 from annotation.api.strict import StrictFieldsMixin
 from annotation.axes import AXES
@@ -152,7 +152,7 @@ class AnnotationViewSet(ApiErrorsMixin, viewsets.GenericViewSet):
 
     def get_permissions(self):
         if self.request.method == "POST":
-            return [IsAnnotator(), IsQualified()]
+            return [IsAnnotator(), IsQualifiedOrFinishing()]  # a rating needs a reservation, never a new one
         return [IsResearcherOrAnnotator()]
 
     def get_queryset(self):

@@ -19,7 +19,14 @@ from annotation.collection.training import (
 from core.permissions import IsAnnotator, IsResearcher
 from core.roles import ANNOTATOR, RESEARCHER, has_role
 
-__all__ = ["IsAnnotator", "IsQualified", "IsResearcher", "IsResearcherOrAnnotator", "IsResearcherOrQualifiedAnnotator"]
+__all__ = [
+    "IsAnnotator",
+    "IsQualified",
+    "IsQualifiedOrFinishing",
+    "IsResearcher",
+    "IsResearcherOrAnnotator",
+    "IsResearcherOrQualifiedAnnotator",
+]
 
 
 def is_researcher(request) -> bool:
@@ -42,6 +49,20 @@ class IsQualified(BasePermission):
         if current.qualified:
             return True
         self.message = str(QUALIFICATION_EXPIRED_MESSAGE if current.expired else QUALIFICATION_REQUIRED_MESSAGE)
+        return False
+
+
+class IsQualifiedOrFinishing(BasePermission):
+    """As ``IsQualified``, but an annotator whose qualification expired gets through, as on the web pages: an open
+    reservation may still be fetched and submitted. ``request.qualification`` tells the view to hand out nothing
+    new."""
+
+    def has_permission(self, request, view) -> bool:
+        current = qualification_of(request.user)
+        request.qualification = current
+        if current.qualified or current.expired:
+            return True
+        self.message = str(QUALIFICATION_REQUIRED_MESSAGE)
         return False
 
 

@@ -12,10 +12,11 @@ from rest_framework import serializers, status, viewsets
 from rest_framework.response import Response
 
 from annotation.api.errors import ApiError, ApiErrorsMixin, conflict, not_found
-from annotation.api.permissions import IsAnnotator, IsQualified
+from annotation.api.permissions import IsAnnotator, IsQualifiedOrFinishing
 from annotation.api.schema import error_responses
 from annotation.api.strict import StrictFieldsMixin
 from annotation.collection.queue import assignment_next, assignment_skip, batch_get
+from annotation.collection.training import QUALIFICATION_EXPIRED_MESSAGE
 from annotation.models import Assignment, Batch
 
 
@@ -67,9 +68,10 @@ def _refusal(batch: Batch, user) -> ApiError | None:
 
 @extend_schema(tags=["annotation"])
 class QueueViewSet(ApiErrorsMixin, viewsets.GenericViewSet):
-    """The work queue: the next item of a batch, and giving an item back (qualified annotators)."""
+    """The work queue: the next item of a batch, and giving an item back (qualified annotators; once the
+    qualification has expired, only the open reservation: nothing new is reserved)."""
 
-    permission_classes = [IsAnnotator, IsQualified]
+    permission_classes = [IsAnnotator, IsQualifiedOrFinishing]
     serializer_class = NextItemSerializer
     queryset = Assignment.objects.none()
 
@@ -89,8 +91,11 @@ class QueueViewSet(ApiErrorsMixin, viewsets.GenericViewSet):
             raise not_found(f"no batch with id {pk}")
         if (refusal := _refusal(batch, request.user)) is not None:
             raise refusal
-        assignment = assignment_next(batch=batch, annotator=request.user)
+        expired = request.qualification.expired
+        assignment = assignment_next(batch=batch, annotator=request.user, take_new=not expired)
         if assignment is None:
+            if expired:
+                raise ApiError(str(QUALIFICATION_EXPIRED_MESSAGE), code=status.HTTP_403_FORBIDDEN)
             return Response(status=status.HTTP_204_NO_CONTENT)
         dialogue = assignment.dialogue
         body = {

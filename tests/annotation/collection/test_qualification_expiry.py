@@ -223,3 +223,20 @@ def test_the_api_refuses_an_expired_annotator_new_items_and_says_why(annotator, 
     assert not Assignment.objects.exists()
     freeze(passed_at + timedelta(days=91))
     assert post(api, API + f"batches/{batch.pk}/next/").status_code == 200
+
+
+def test_through_the_api_an_expired_annotator_finishes_their_open_reservation_then_gets_nothing_new(
+    annotator, batch, passed_at, freeze
+):
+    from tests.annotation.api.support import API, logged_in, post
+
+    api = logged_in(annotator)
+    freeze(passed_at + timedelta(days=91))
+    reserved = post(api, API + f"batches/{batch.pk}/next/").json()["assignment_id"]
+    freeze(passed_at + timedelta(days=93))  # expired with the reservation open: as on the web pages
+    assert post(api, API + f"batches/{batch.pk}/next/").json()["assignment_id"] == reserved
+    body = {"assignment_id": reserved, "scores": dict.fromkeys(AXES, 3), "confidence": dict.fromkeys(AXES, 1.0)}
+    assert post(api, API + "annotations/", body).status_code == 201
+    response = post(api, API + f"batches/{batch.pk}/next/")
+    assert response.status_code == 403 and "再認定テスト" in response.json()["error"]
+    assert Assignment.objects.filter(annotator=annotator).count() == 1
