@@ -95,3 +95,25 @@ def test_the_judge_audit_page_shows_its_hint_in_view_too(page, transactional_db)
     page.keyboard.press("Enter")
     expect(page.locator("[data-rating-hint]")).not_to_be_empty()
     _assert_seen(page, "[data-rating-hint]")
+
+
+def test_the_training_page_shows_its_hint_in_the_submit_bar_too(page, settings, transactional_db):
+    from annotation.collection.gold_import import import_gold
+    from annotation.collection.training_demo import GOLD_FILE
+    from tests.helpers import make_user
+
+    settings.TRAINING_MIN_SECONDS_PER_ITEM = 0
+    import_gold(paths=[GOLD_FILE])
+    make_user("hint_trainee", "annotator")
+    page.set_viewport_size({"width": WIDTH, "height": HEIGHT})
+    log_in(page, "hint_trainee", PASSWORD)
+    page.goto("/training/")
+    page.click("[data-start-practice]")
+    expect(page.locator("#practice-panel fieldset.axis").first).to_be_focused()
+    page.evaluate("() => window.scrollTo(0, document.body.scrollHeight)")
+    page.keyboard.press("Enter")
+    hint = page.locator("[data-rating-hint]")
+    expect(hint).to_have_count(1)
+    expect(hint).to_contain_text("社会的迎合")
+    _assert_seen(page, "[data-rating-hint]")
+    _shot(page, "point1_missing_axes_training_ja")
