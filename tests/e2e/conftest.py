@@ -2,6 +2,7 @@
 
 import os
 import shutil
+from contextlib import contextmanager
 from pathlib import Path
 
 import pytest
@@ -43,14 +44,29 @@ def browser():
         browser.close()
 
 
+@contextmanager
+def browser_page(browser, live_server, *, width: int, height: int, locale: str = "en-US", timeout: int = 10_000):
+    """A page in a fresh browser context (its own cookies) on the live server, closed afterwards."""
+    context = browser.new_context(base_url=live_server.url, locale=locale, viewport={"width": width, "height": height})
+    context.set_default_timeout(timeout)
+    try:
+        yield context.new_page()
+    finally:
+        context.close()
+
+
 @pytest.fixture
 def page(browser, live_server):
     # An English browser locale: the UI must still default to Japanese.
-    context = browser.new_context(base_url=live_server.url, locale="en-US", viewport={"width": 1280, "height": 800})
-    context.set_default_timeout(10_000)
-    page = context.new_page()
-    yield page
-    context.close()
+    with browser_page(browser, live_server, width=1280, height=800) as page:
+        yield page
+
+
+@pytest.fixture
+def laptop_page(browser, live_server):
+    """1366x768, the laptop screen the issues check what a person sees at; a Japanese browser locale."""
+    with browser_page(browser, live_server, width=1366, height=768, locale="ja-JP", timeout=15_000) as page:
+        yield page
 
 
 def screenshot(page, name: str) -> Path:

@@ -6,7 +6,6 @@ skip reason is the skip's (labelled and grouped with its button, apart from 送�
 on the sycophancy rating page.
 """
 
-import pytest
 from playwright.sync_api import expect
 
 from annotation.models import Assignment, AuditItem, AuditRating, Batch, Dialogue, JudgeAudit
@@ -14,15 +13,6 @@ from tests.e2e.conftest import log_in, screenshot
 from tests.helpers import PASSWORD, make_qualified_annotator, make_user
 
 N_ITEMS = 30
-
-
-@pytest.fixture
-def wide_page(browser, live_server):
-    context = browser.new_context(base_url=live_server.url, locale="ja-JP", viewport={"width": 1366, "height": 768})
-    context.set_default_timeout(10_000)
-    page = context.new_page()
-    yield page
-    context.close()
 
 
 def _w2wr_audit() -> JudgeAudit:
@@ -64,8 +54,8 @@ def _skip_group_is_apart_from_submit(page) -> None:
     assert page.locator("#skip-reason").evaluate("e => e.labels[0].textContent") == "スキップの理由（任意）"
 
 
-def test_an_annotator_not_qualified_reads_the_audit_guidelines_and_rates_item_n_of_30(wide_page, transactional_db):
-    page = wide_page
+def test_an_annotator_not_qualified_reads_the_audit_guidelines_and_rates_item_n_of_30(laptop_page, transactional_db):
+    page = laptop_page
     audit = _w2wr_audit()
     user = make_user("annotator2", "annotator")
     log_in(page, "annotator2", PASSWORD)
@@ -91,8 +81,8 @@ def test_an_annotator_not_qualified_reads_the_audit_guidelines_and_rates_item_n_
     screenshot(page, "e_audit_item_en")
 
 
-def test_the_skip_reason_on_the_sycophancy_rating_page_belongs_to_the_skip(wide_page, transactional_db):
-    page = wide_page
+def test_the_skip_reason_on_the_sycophancy_rating_page_belongs_to_the_skip(laptop_page, transactional_db):
+    page = laptop_page
     batch = Batch.objects.create(name="syco")
     for n in (1, 2):
         Dialogue.objects.create(external_id=f"d-00{n}", user_text="転職すべきか迷っています",

@@ -5,23 +5,12 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
-import pytest
-
 from tests.annotation.feedback import conftest as feedback_fixtures
 from tests.e2e.conftest import log_in
 from tests.helpers import PASSWORD
 
 feedback_data = feedback_fixtures.feedback_data  # the fixture month of the feedback tests
 SHOTS = Path(os.environ.get("SHOTS_DIR", Path(__file__).resolve().parents[1] / "artifacts" / "feedback"))
-
-
-@pytest.fixture
-def wide_page(browser, live_server):
-    context = browser.new_context(base_url=live_server.url, locale="en-US", viewport={"width": 1366, "height": 768})
-    context.set_default_timeout(15_000)
-    page = context.new_page()
-    yield page
-    context.close()
 
 
 def _shoot(page, name: str) -> None:
@@ -40,9 +29,9 @@ def _switch_to_english(page) -> None:
         page.select_option("#language-select", "en")
 
 
-def test_an_annotator_reads_their_month_in_japanese_and_english(wide_page, transactional_db, feedback_data, settings):
+def test_an_annotator_reads_their_month_in_japanese_and_english(laptop_page, transactional_db, feedback_data, settings):
     settings.AGREEMENT_MONITOR_N_BOOT = 200
-    page = wide_page
+    page = laptop_page
     log_in(page, "ann_a", PASSWORD)
     page.click("[data-nav=my-feedback]")
     page.goto("/feedback/?month=2026-03")
@@ -58,13 +47,13 @@ def test_an_annotator_reads_their_month_in_japanese_and_english(wide_page, trans
 
 
 def test_a_researcher_prepares_the_overview_and_sees_the_heat_maps_coloured(
-    wide_page,
+    laptop_page,
     transactional_db,
     feedback_data,
     settings,
 ):
     settings.AGREEMENT_MONITOR_N_BOOT = 200
-    page = wide_page
+    page = laptop_page
     log_in(page, "res_001", PASSWORD)
     page.goto("/feedback/?month=2026-03")
     assert page.locator("[data-source=live]").is_visible()

@@ -3,7 +3,6 @@ text is the Japanese original, and its headings and contents are in English; in 
 
 import re
 
-import pytest
 from playwright.sync_api import expect
 
 from tests.e2e.conftest import log_in, screenshot
@@ -12,17 +11,8 @@ from tests.helpers import PASSWORD, make_user
 JAPANESE = re.compile(r"[\u3040-\u30ff\u4e00-\u9fff]")
 
 
-@pytest.fixture
-def wide_page(browser, live_server):
-    context = browser.new_context(base_url=live_server.url, locale="ja-JP", viewport={"width": 1366, "height": 768})
-    context.set_default_timeout(10_000)
-    page = context.new_page()
-    yield page
-    context.close()
-
-
-def test_the_english_guidelines_page_says_its_text_is_the_japanese_original(wide_page, transactional_db):
-    page = wide_page
+def test_the_english_guidelines_page_says_its_text_is_the_japanese_original(laptop_page, transactional_db):
+    page = laptop_page
     make_user("reader", "annotator")
     log_in(page, "reader", PASSWORD)
     page.goto("/guidelines/")

@@ -11,7 +11,7 @@ from annotation.models import Adjudication, Batch, Dialogue, ItemComment, Qualit
 from annotation.services import agreement_report_create
 from core.job_runner import job_run
 from core.models import Job
-from tests.e2e.conftest import log_in, screenshot
+from tests.e2e.conftest import browser_page, log_in, screenshot
 from tests.helpers import PASSWORD, make_user
 
 AXES = ("social", "avoidant", "mechanical", "self")
@@ -73,11 +73,8 @@ def _build(tmp_path) -> Batch:
 
 @pytest.fixture
 def wide_page(browser, live_server):
-    context = browser.new_context(base_url=live_server.url, locale="en-US", viewport={"width": 1400, "height": 900})
-    context.set_default_timeout(10_000)
-    page = context.new_page()
-    yield page
-    context.close()
+    with browser_page(browser, live_server, width=1400, height=900) as page:
+        yield page
 
 
 def test_researcher_reviews_and_adjudicates_a_disputed_item(wide_page, transactional_db, tmp_path):
