@@ -41,7 +41,7 @@ sys.path.insert(0, str(ROOT))
 from bench._targets import StoredFigure, Targets, ratio_range  # noqa: E402
 
 # Label Studio 1.23.2 on this machine in the same hour as the issue 31 comparison (the range over its runs);
-# each of its submissions is an HTTP POST of the annotation (JSON) to its API plus a GET of the next task.
+# each of its submissions is its annotation submit plus its next-task request (payload sizes not stored).
 LABEL_STUDIO = {"submissions_per_second": (44.9, 47.3), "p95_ms": (277.0, 534.0)}
 LABEL_STUDIO_SOURCE = StoredFigure(
     "Label Studio 1.23.2", "gunicorn 4 sync, 8 and 20 clients", "HTTP", "measured 2026-11-27"
@@ -418,8 +418,9 @@ def main() -> int:
         print("  " + LABEL_STUDIO_SOURCE.label(f"{low}-{high} submissions/s, p95 {p95_low:.0f}-{p95_high:.0f} ms"))
         print("  like for like: both over HTTP on 127.0.0.1 against gunicorn on this machine, PostgreSQL here; here a")
         print("  submission is one form POST (HTMX flow: its answer is the next item's fragment) or a POST, a")
-        print("  redirect and a GET of the next page (page flow); Label Studio's is a JSON POST of the annotation to")
-        print("  its API and a GET of the next task. Bytes per request here (sent incl. headers / received body):")
+        print("  redirect and a GET of the next page (page flow); Label Studio's is its annotation submit and its")
+        print("  next-task request (its payload sizes were not stored). Bytes per request here (sent incl. headers /")
+        print("  received body, first request of each run):")
         for flow, clients, _rate, _next, _sub, sizes in rows:
             sized = ", ".join(f"{kind} {sent:,} B / {got:,} B" for kind, (sent, got) in sizes.items())
             print(f"    {flow}, {clients} annotators: {sized}")
