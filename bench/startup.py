@@ -71,7 +71,7 @@ def main(argv: list[str] | None = None) -> int:
     root = options.root.resolve()
     with tempfile.TemporaryDirectory(prefix="bench-startup-") as tmp:
         env = {**os.environ, "DEBUG": "1", "DJANGO_SETTINGS_MODULE": "config.settings",
-               "DATABASE_URL": f"sqlite:///{tmp}/db.sqlite3"}  # fmt: skip
+               "DATABASE_URL": f"sqlite:///{tmp}/db.sqlite3", "VAR_DIR": f"{tmp}/var"}  # fmt: skip
         if options.no_bytecode:
             env["PYTHONDONTWRITEBYTECODE"] = "1"
             env.pop("PYTHONPYCACHEPREFIX", None)
