@@ -222,4 +222,4 @@ def test_the_written_wald_z_is_exactly_what_scipy_computes():
 
     from layer3.statistics.proportions import WALD_ALPHA
 
-    assert WALD_Z == float(stats.norm.isf(WALD_ALPHA / 2))
+    assert float(stats.norm.isf(WALD_ALPHA / 2)) == WALD_Z
