@@ -11,7 +11,6 @@ from django.utils.translation import gettext_lazy
 
 from annotation.aggregation.agreement import CI_METHODS
 from annotation.aggregation.reports import N_BOOT, SEED
-from annotation.llm_rater import RateSummary, llm_rate_part, llm_rate_start, llm_rater_account, to_rate_by_pk
 from annotation.models import Batch
 from annotation.services import agreement_report_create
 from core.chunks import ChunkWork, Summary, chunk_results, chunked, chunks_create, work_on
@@ -19,7 +18,6 @@ from core.job_display import register_job_display, register_job_messages
 from core.jobs import job_handler
 from core.models import Job
 from llm import budgets
-from llm.services import Budget
 
 AGREEMENT_REPORT = "annotation.agreement_report"
 LLM_RATE = "annotation.llm_rate"
@@ -67,6 +65,10 @@ def llm_rate_batch(job, progress):
     The dialogues to rate are split into chunks (``core.chunks``) that every worker takes, under one
     budget for the job (``llm.budgets``); whoever stores the last chunk adds up the summary.
     """
+    # the LLM gateway (openai, scikit-learn through llm.baseline): where a batch is rated, not at start-up (issue 31)
+    from annotation.llm_rater import llm_rate_start
+    from llm.services import Budget
+
     params = job.params
     batch = Batch.objects.filter(pk=params.get("batch_id")).first()
     if batch is None:
@@ -103,6 +105,9 @@ def _budget_key(job) -> str:
 
 
 def _rate_chunk(job, payload) -> ChunkWork:
+    from annotation.llm_rater import RateSummary, llm_rate_part, llm_rater_account, to_rate_by_pk
+    from llm.services import Budget
+
     params = job.params
     account = llm_rater_account(model=payload["model"])
     dialogues = to_rate_by_pk(payload["dialogues"])

@@ -72,9 +72,6 @@ import re
 import unicodedata
 from functools import lru_cache
 
-from sklearn.feature_extraction.text import TfidfVectorizer
-from sklearn.metrics.pairwise import cosine_similarity
-
 BASELINE_MODEL = "baseline-tfidf@1"
 
 LABELS = {
@@ -161,6 +158,10 @@ def _similarities(reference: str, text: str) -> tuple[float, float]:
     """(cosine(reference, text), max cosine(text, generic corpus)) for prepared texts, rounded to 4 decimals."""
     if not reference.strip() and not text.strip():
         return 0.0, 0.0
+    # scikit-learn (with scipy and pandas) takes ~1 s to import: only where a baseline is computed (issue 31)
+    from sklearn.feature_extraction.text import TfidfVectorizer
+    from sklearn.metrics.pairwise import cosine_similarity
+
     vectorizer = TfidfVectorizer(analyzer="char_wb", ngram_range=(2, 3), sublinear_tf=True)
     try:
         matrix = vectorizer.fit_transform([*_PREPARED_CORPUS, reference, text])

@@ -16,13 +16,17 @@ import logging
 import random
 import time
 from dataclasses import dataclass, field
-
-import openai
-from openai.types.chat import ChatCompletion
+from typing import TYPE_CHECKING
 
 from llm.limits import DEFAULT_PREFIX, LEASE_SECONDS, Limits, build_limits
 from llm.prompts import Prompt
 from llm.schema import ReplyError, parse_reply
+
+if TYPE_CHECKING:
+    import openai
+
+# openai takes ~0.5 s to import: it is imported where a client is opened or its errors are told apart, not
+# at Django start-up (issue 31).
 
 logger = logging.getLogger("llm")
 
@@ -88,6 +92,8 @@ def retry_after_seconds(headers) -> float | None:
 
 
 def _retryable(exc: Exception) -> bool:
+    import openai
+
     if isinstance(exc, openai.APITimeoutError | openai.APIConnectionError | openai.RateLimitError):
         return True
     return isinstance(exc, openai.APIStatusError) and exc.status_code >= 500
@@ -95,6 +101,8 @@ def _retryable(exc: Exception) -> bool:
 
 def _mode_rejected(exc: Exception) -> bool:
     """A 400 that says the endpoint does not take this ``response_format``."""
+    import openai
+
     if not isinstance(exc, openai.BadRequestError):
         return False
     text = f"{getattr(exc, 'param', '') or ''} {exc.message or ''}".lower()
@@ -102,6 +110,8 @@ def _mode_rejected(exc: Exception) -> bool:
 
 
 def open_client(config: GatewayConfig) -> openai.AsyncOpenAI:
+    import openai
+
     return openai.AsyncOpenAI(
         base_url=config.base_url, api_key=config.api_key or "not-needed", timeout=config.timeout, max_retries=0
     )
@@ -163,6 +173,9 @@ class Gateway:
 
     async def _request(self, prompt: Prompt, messages, *, model: str, params: dict, outcome: Outcome):
         """One chat completion with retries and JSON-mode fallback; returns the reply text or raises the last error."""
+        import openai
+        from openai.types.chat import ChatCompletion
+
         attempt = 0
         mode = self.modes.get(model, self.config.json_mode)
         while True:

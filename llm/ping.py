@@ -6,8 +6,6 @@ import json
 import time
 from dataclasses import dataclass
 
-import openai
-
 from llm.client import GatewayConfig
 
 
@@ -29,6 +27,8 @@ PING_MESSAGES = [
 
 
 def ping(config: GatewayConfig, model: str, endpoint_label: str) -> PingReport:
+    import openai  # ~0.5 s: only when the endpoint is pinged (issue 31)
+
     client = openai.OpenAI(
         base_url=config.base_url, api_key=config.api_key or "not-needed", timeout=config.timeout, max_retries=0
     )

@@ -13,9 +13,7 @@ from annotation.axes import AXES
 from annotation.dashboard.flag_text import kind_label
 from annotation.guidelines.scale import AXIS_NAMES
 from annotation.models import Annotation, QualityFlag
-from annotation.review.decision_preview import flag_decision_preview
 from annotation.review.selectors import flag_exclusion
-from annotation.workspace.selectors_item import reject_reason_text
 
 
 def _admin_url(site_name: str, name: str, *args) -> str | None:
@@ -175,6 +173,9 @@ def consensus_effect(flag: QualityFlag) -> str:
 def decision_preview(flags, status: str):
     """What the decision would do to the consensus and κ of the flags' batches, with each leaving item's reasons
     in words (``reasons_text``)."""
+    # consensus (numpy) and the workspace: with the review page, not with the admin's autodiscovery (issue 31)
+    from annotation.review.decision_preview import flag_decision_preview
+
     preview = flag_decision_preview(flags=flags, status=status)
     for batch in preview.batches:
         for item in batch.leaving:
@@ -193,6 +194,8 @@ def decision_preview(flags, status: str):
 
 def _reasons_text(reasons: dict) -> str:
     """The merge's reasons for rejecting an item, axes with the same reason named together."""
+    from annotation.workspace.selectors_item import reject_reason_text
+
     by_text: dict[str, list[str]] = {}
     for axis in AXES:
         if axis in reasons:

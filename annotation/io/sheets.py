@@ -51,10 +51,6 @@ from datetime import datetime
 from typing import BinaryIO, TextIO
 from xml.sax.saxutils import escape
 
-from openpyxl import Workbook
-from openpyxl.cell import WriteOnlyCell
-from openpyxl.styles import Font
-
 from annotation.axes import AXES
 from annotation.io.records import format_timestamp
 from core.spreadsheet_cells import UNWRITABLE_CHARACTERS, column_letter, neutralise_formula, xlsx_cell_text
@@ -85,7 +81,6 @@ MAX_XLSX_ROWS = 1_048_576  # a sheet's rows, the header's included
 XLSX_CONTENT_TYPE = "application/vnd.openxmlformats-officedocument.spreadsheetml.sheet"
 CSV_CONTENT_TYPE = "text/csv; charset=utf-8"
 # Characters the file's XML cannot hold (as openpyxl refuses them, plus lone surrogates, U+FFFE/U+FFFF).
-HEADER_FONT = Font(bold=True)
 WIDTHS = {"id": 18, "annotator_id": 14, "timestamp": 22, "ratings": 30, "reason": 16}
 
 
@@ -204,6 +199,8 @@ def write_xlsx(out: BinaryIO | str, sheets: Sequence[tuple[str, Sequence[str], I
     writer needs 7 s for 100,000 ratings (without lxml) and these rows 1.2 s. Texts are inline
     strings (``t="inlineStr"``: a string, whatever it reads like), numbers ``<v>`` values.
     """
+    from openpyxl import Workbook  # only where a workbook is written, not with the URLconf (issue 31)
+
     header_only = io.BytesIO()
     workbook = Workbook(write_only=True)
     for title, columns, _rows in sheets:
@@ -228,7 +225,10 @@ def write_xlsx(out: BinaryIO | str, sheets: Sequence[tuple[str, Sequence[str], I
     return counts
 
 
-def _header_sheet(workbook: Workbook, title: str, columns: Sequence[str]) -> None:
+def _header_sheet(workbook, title: str, columns: Sequence[str]) -> None:
+    from openpyxl.cell import WriteOnlyCell
+    from openpyxl.styles import Font
+
     ws = workbook.create_sheet(title)
     ws.freeze_panes = "A2"
     for index, column in enumerate(columns):
@@ -236,7 +236,7 @@ def _header_sheet(workbook: Workbook, title: str, columns: Sequence[str]) -> Non
     header = []
     for column in columns:
         cell = WriteOnlyCell(ws, column)
-        cell.data_type, cell.font = "s", HEADER_FONT
+        cell.data_type, cell.font = "s", Font(bold=True)
         header.append(cell)
     ws.append(header)
 

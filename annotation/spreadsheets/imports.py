@@ -28,9 +28,9 @@ from annotation.io.imports import ChangedRating, NewRating, ratings_store
 from annotation.models import Annotation, Batch, Dialogue, ItemComment
 from annotation.spreadsheets import layout
 from annotation.spreadsheets import problems as msgids
+from annotation.spreadsheets.layout import cell_text
 from annotation.spreadsheets.problems import SheetProblem
 from annotation.spreadsheets.reader import SheetContent, SheetRating, read_sheet
-from annotation.spreadsheets.template import cell_text
 from core.roles import ANNOTATOR
 from core.spreadsheet_cells import is_formula_like, xlsx_cell_text
 

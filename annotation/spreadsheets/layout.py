@@ -14,7 +14,11 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
 from annotation.axes import AXES, AXIS_LABELS_JA
-from core.spreadsheet_cells import column_letter  # noqa: F401  (the sheet modules use it from here)
+from core.spreadsheet_cells import (
+    UNWRITABLE_CHARACTERS,
+    column_letter,  # noqa: F401  (the sheet modules use it from here)
+    xlsx_string,
+)
 
 TEMPLATE_VERSION = "1"
 RATINGS_SHEET = "評価"  # the sheet annotators fill
@@ -66,3 +70,42 @@ def row_digest(dialogue_id: str, context: str, user: str, response: str) -> str:
 def sheet_checksum(digests: Iterable[str]) -> str:
     """One checksum over every row's digest, in row order."""
     return hashlib.sha256("\n".join(digests).encode("ascii")).hexdigest()
+
+
+MAX_CELL_CHARS = 32_767  # Excel's limit for one cell, counted in UTF-16 code units as Excel counts
+# UNWRITABLE_CHARACTERS: what the file's XML cannot hold (openpyxl's illegal characters, lone surrogates,
+# U+FFFE/U+FFFF). ``cell_text`` is here, not in the template writer, so the sheet reader and importer do not
+# import openpyxl's writer at Django start-up (issue 31).
+
+
+def cell_text(value: str, where: str) -> str:
+    """``value`` as its cell holds it (exactly, but CR as LF); ``where`` names it in the errors."""
+    if not isinstance(value, str):
+        raise TypeError(f"{where}: expected a text, not {type(value).__name__}")
+    text = xlsx_string(value)
+    if (bad := UNWRITABLE_CHARACTERS.search(text)) is not None:
+        raise ValueError(f"{where}: the character U+{ord(bad.group()):04X} cannot be written into a spreadsheet cell")
+    if len(text) > MAX_CELL_CHARS // 2 and (length := len(text.encode("utf-16-le")) // 2) > MAX_CELL_CHARS:
+        raise ValueError(f"{where}: {length} characters, more than a spreadsheet cell holds ({MAX_CELL_CHARS})")
+    return text
+
+
+# What the template writer takes, here so that building it imports no openpyxl (issue 31).
+@dataclass(frozen=True)
+class TemplateItem:
+    id: str
+    context: list[dict]  # [{"turn": -1, "speaker": "user"|"ai", "text": str}, ...]
+    user: str
+    response: str
+    scores: dict[str, int] | None = None  # prefilled when the annotator rated it already
+    confidence: dict[str, float] | None = None
+    comment: str = ""
+
+
+@dataclass(frozen=True)
+class Guide:
+    """The instructions sheet's content, already in Japanese (the caller translates)."""
+
+    title: str
+    paragraphs: list[str]  # how to fill the sheet
+    axes: list[tuple[str, str, list[tuple[int, str, str]]]]  # (axis name, definition, [(level, label, description)])

@@ -40,8 +40,6 @@ from dataclasses import dataclass
 from datetime import date, datetime, time
 from pathlib import Path
 
-import openpyxl
-
 from annotation.spreadsheets import problems as msgids
 from annotation.spreadsheets.layout import (
     CONFIDENCE_KEYS,
@@ -196,6 +194,8 @@ def _blank(value) -> bool:
 
 
 def _read_xlsx(path: Path, name: str, content: SheetContent, problems: _Problems) -> None:
+    import openpyxl  # only where a workbook is read, not at Django start-up (issue 31)
+
     # A file object, not the path: openpyxl refuses paths whose extension is not .xlsx/.xlsm.
     with open(path, "rb") as handle:
         try:

@@ -15,8 +15,7 @@ from django.utils.translation import gettext_lazy as _
 from annotation.axes import AXES, SCORES
 from annotation.guidelines.scale import AXIS_DEFINITIONS, AXIS_NAMES, LEVEL_DESCRIPTIONS, LEVEL_LABELS
 from annotation.models import Annotation, Assignment, Batch, Dialogue, QueueEntry
-from annotation.spreadsheets.layout import RATINGS_SHEET
-from annotation.spreadsheets.template import Guide, TemplateItem, write_template
+from annotation.spreadsheets.layout import RATINGS_SHEET, Guide, TemplateItem
 
 GUIDE_TITLE = _("Sycophancy annotation: rating sheet")
 GUIDE_PARAGRAPHS = (
@@ -107,6 +106,8 @@ def template_guide(language: str = "ja") -> Guide:
 
 def template_write(target, *, batch: Batch, annotator, limit: int | None = None) -> int:
     """Write ``annotator``'s sheet for ``batch`` to ``target`` (a path or a binary file); the number of rows."""
+    from annotation.spreadsheets.template import write_template  # openpyxl: only where a sheet is written
+
     items = template_items(batch=batch, annotator=annotator, limit=limit)
     write_template(
         target,

@@ -24,7 +24,6 @@ import math
 import os
 import unicodedata
 from collections.abc import Sequence
-from dataclasses import dataclass
 from typing import BinaryIO
 
 from openpyxl import Workbook
@@ -38,20 +37,21 @@ from annotation.spreadsheets.layout import (
     DEFAULT_CONFIDENCE,
     GUIDE_SHEET,
     LOCKED_KEYS,
+    MAX_CELL_CHARS,  # noqa: F401  (kept here for the template's readers)
     META_KEYS,
     META_SHEET,
     RATINGS_SHEET,
     ROW_DIGESTS_HEADER,
     TEMPLATE_VERSION,
+    Guide,
+    TemplateItem,
+    cell_text,
     column_letter,
     context_text,
     row_digest,
     sheet_checksum,
 )
-from core.spreadsheet_cells import UNWRITABLE_CHARACTERS, is_formula_like, xlsx_string
-
-MAX_CELL_CHARS = 32_767  # Excel's limit for one cell, counted in UTF-16 code units as Excel counts
-# Characters the file's XML cannot hold (openpyxl's illegal characters, lone surrogates, U+FFFE/U+FFFF).
+from core.spreadsheet_cells import is_formula_like
 
 BODY_FONT = DEFAULT_FONT  # Calibri 11, the workbook default (an empty <font/> is left to each program)
 HEADER_FONT = Font(name=BODY_FONT.name, size=BODY_FONT.size, family=BODY_FONT.family, bold=True)
@@ -76,26 +76,6 @@ GUIDE_TITLE_FONT = Font(name=BODY_FONT.name, size=14, family=BODY_FONT.family, b
 GUIDE_AXIS_FONT = Font(name=BODY_FONT.name, size=12, family=BODY_FONT.family, bold=True)
 GUIDE_LINE_HEIGHT = 18  # points per line of a merged paragraph (Excel does not fit merged rows itself)
 META_WIDTHS = (18, 70, 70)
-
-
-@dataclass(frozen=True)
-class TemplateItem:
-    id: str
-    context: list[dict]  # [{"turn": -1, "speaker": "user"|"ai", "text": str}, ...]
-    user: str
-    response: str
-    scores: dict[str, int] | None = None  # prefilled when the annotator rated it already
-    confidence: dict[str, float] | None = None
-    comment: str = ""
-
-
-@dataclass(frozen=True)
-class Guide:
-    """The instructions sheet's content, already in Japanese (the caller translates)."""
-
-    title: str
-    paragraphs: list[str]  # how to fill the sheet
-    axes: list[tuple[str, str, list[tuple[int, str, str]]]]  # (axis name, definition, [(level, label, description)])
 
 
 def write_template(
@@ -138,18 +118,6 @@ def add_styles(workbook: Workbook) -> None:
         style = NamedStyle(name=name, font=font, fill=fill, alignment=alignment, protection=protection, hidden=True)
         style.number_format = number_format or "General"
         workbook.add_named_style(style)
-
-
-def cell_text(value: str, where: str) -> str:
-    """``value`` as its cell holds it (exactly, but CR as LF); ``where`` names it in the errors."""
-    if not isinstance(value, str):
-        raise TypeError(f"{where}: expected a text, not {type(value).__name__}")
-    text = xlsx_string(value)
-    if (bad := UNWRITABLE_CHARACTERS.search(text)) is not None:
-        raise ValueError(f"{where}: the character U+{ord(bad.group()):04X} cannot be written into a spreadsheet cell")
-    if len(text) > MAX_CELL_CHARS // 2 and (length := len(text.encode("utf-16-le")) // 2) > MAX_CELL_CHARS:
-        raise ValueError(f"{where}: {length} characters, more than a spreadsheet cell holds ({MAX_CELL_CHARS})")
-    return text
 
 
 def put_text(ws: Worksheet, row: int, column: int, text: str, style: str | None = None):

@@ -29,8 +29,6 @@ from __future__ import annotations
 import threading
 from functools import cache
 
-import sudachipy
-
 (
     OTHER,
     NOUN,
@@ -138,7 +136,10 @@ class Analyser:
     """Sudachi's core dictionary in split mode C, with the POS codes of all its POS ids."""
 
     def __init__(self) -> None:
+        import sudachipy  # imported with the dictionary it loads, not at Django start-up (issue 31)
+
         self._dictionary = sudachipy.Dictionary(dict="core")
+        self._mode_a, self._mode_c = sudachipy.SplitMode.A, sudachipy.SplitMode.C
         codes = []
         while (pos := self._dictionary.pos_of(len(codes))) is not None:
             codes.append(_code(pos))
@@ -149,7 +150,7 @@ class Analyser:
     def _tokenizer(self):
         tokenizer = getattr(self._local, "tokenizer", None)
         if tokenizer is None:
-            tokenizer = self._local.tokenizer = self._dictionary.tokenizer(sudachipy.SplitMode.C, fields=_FIELDS)
+            tokenizer = self._local.tokenizer = self._dictionary.tokenizer(self._mode_c, fields=_FIELDS)
         return tokenizer
 
     def tokenize(self, text: str) -> Tokens:
@@ -189,7 +190,7 @@ class Analyser:
         word = morpheme.surface()
         known = self._prefixed.get(word)
         if known is None:
-            parts = morpheme.split(sudachipy.SplitMode.A, add_single=False)
+            parts = morpheme.split(self._mode_a, add_single=False)
             known = len(parts) >= 2 and parts[0].part_of_speech()[0] == "接頭辞"
             if len(self._prefixed) < 10_000:
                 self._prefixed[word] = known

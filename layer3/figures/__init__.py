@@ -16,7 +16,19 @@ lookup with the English fallback, output settings), ``drawing`` (shared text hel
 and ``w2wr_types`` (one figure each), ``render`` (validation, locking, saving).
 """
 
-from layer3.figures.intervals import Interval, metric_interval, t_interval, wilson_interval
-from layer3.figures.render import FIGURES, FORMATS, render_figure
+import importlib
 
 __all__ = ["FIGURES", "FORMATS", "Interval", "metric_interval", "render_figure", "t_interval", "wilson_interval"]
+
+# matplotlib and scipy load on first use of a name, not when a submodule (``fonts``) or the package is imported
+# (issue 31: the URLconf, and so every ``manage.py`` command's checks, imports the panel's views).
+_WHERE = {
+    **dict.fromkeys(("Interval", "metric_interval", "t_interval", "wilson_interval"), "intervals"),
+    **dict.fromkeys(("FIGURES", "FORMATS", "render_figure"), "render"),
+}
+
+
+def __getattr__(name: str):
+    if name not in _WHERE:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    return getattr(importlib.import_module(f"{__name__}.{_WHERE[name]}"), name)

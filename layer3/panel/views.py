@@ -24,8 +24,6 @@ from layer3.exports.calibration import CALIBRATION_FORMATS, FORMAT_NAMES
 from layer3.exports.calibration_files import calibration_export
 from layer3.exports.files import ExportError
 from layer3.exports.formats import FORMATS as EXPORT_FORMATS
-from layer3.figures import fonts
-from layer3.figures.render import FIGURES, FORMATS, render_figure
 from layer3.models import Batch, Layer3Run, TrialLog
 from layer3.panel import reads
 from layer3.panel.labels import METRICS
@@ -91,6 +89,10 @@ def _family(request) -> str | int:
 @researcher_required
 @require_GET
 def batch_page(request, pk: int):
+    # matplotlib and scipy (~1.5 s) load with the first figure page, not with the URLconf (issue 31)
+    from layer3.figures import fonts
+    from layer3.figures.render import FORMATS
+
     batch = current_results(get_object_or_404(Batch, pk=pk))
     metric = _choice(request, "metric", METRICS, "GV_UR")
     correction = _choice(request, "correction", CORRECTIONS, "bonferroni")
@@ -272,6 +274,8 @@ def trial(request, pk: int, trial_pk: int):
 @require_GET
 def figure(request, pk: int, name: str, fmt: str):
     """A figure for papers (model comparison with 95% CIs, or the W2WR type distribution) as a download."""
+    from layer3.figures.render import FIGURES, FORMATS, render_figure
+
     batch = get_object_or_404(Batch, pk=pk)
     if name not in FIGURES or fmt not in FORMATS:
         raise Http404(f"figures: {', '.join(FIGURES)}; formats: {', '.join(FORMATS)}")

@@ -27,7 +27,6 @@ from dataclasses import replace
 from fractions import Fraction
 
 import numpy as np
-from scipy import stats
 
 from layer3.statistics.outcome import RANK_BISERIAL_THRESHOLDS, TwoSampleResult, effect_magnitude, empty_group_reason
 
@@ -85,6 +84,8 @@ def mann_whitney_u(
             }
     if undefined is not None:
         return replace(result, **undefined)
+
+    from scipy import stats  # ~0.5 s: where a test is run, not at Django start-up (issue 31)
 
     test = stats.mannwhitneyu(x, y, alternative="two-sided")
     u_a = float(test.statistic)

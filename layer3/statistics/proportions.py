@@ -34,14 +34,14 @@ import math
 from dataclasses import dataclass, replace
 from numbers import Integral
 
-from scipy import stats
-
 from layer3.statistics.outcome import COHENS_H_THRESHOLDS, TwoSampleResult, effect_magnitude, empty_group_reason
 
 TEST = "two_proportion_z"
 EFFECT_SIZE_TYPE = "cohens_h"
 WALD_ALPHA = 0.05  # the 95% interval; statsmodels' alpha, so z is computed as it computes it
-WALD_Z = float(stats.norm.isf(WALD_ALPHA / 2))
+# ``float(scipy.stats.norm.isf(WALD_ALPHA / 2))`` as written, so scipy (~0.5 s) is imported where a p-value is
+# computed, not at Django start-up (issue 31); a test checks it against scipy.
+WALD_Z = 1.9599639845400545
 
 
 @dataclass(frozen=True)
@@ -103,6 +103,8 @@ def two_proportion_z(
     pooled_p = successes * 1.0 / n
     std_diff = math.sqrt(pooled_p * (1 - pooled_p) * (1.0 / n_a + 1.0 / n_b))
     z = (p_a - p_b) / std_diff
+    from scipy import stats
+
     p_value = float(stats.norm.sf(abs(z)) * 2)
     h = cohens_h(p_a, p_b)
     return replace(

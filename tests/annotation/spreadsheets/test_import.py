@@ -10,7 +10,7 @@ from openpyxl import load_workbook
 
 from annotation.axes import AXES
 from annotation.models import Annotation, AnnotationEdit, Batch, Dialogue, ItemComment, QueueEntry
-from annotation.spreadsheets import layout, template
+from annotation.spreadsheets import layout
 from annotation.spreadsheets.imports import SheetRejected, sheet_import
 from annotation.spreadsheets.services import template_write
 from core.spreadsheet_cells import xlsx_cell_text
@@ -203,7 +203,7 @@ def formula_batch(jsonl):
 def _old_template(batch, tmp_path, monkeypatch, name="ann_f"):  # noqa: F811
     """The sheet as the template made it before texts were written exactly: a quote before a formula-like text."""
     with monkeypatch.context() as patched:
-        patched.setattr(template, "xlsx_string", xlsx_cell_text)
+        patched.setattr(layout, "xlsx_string", xlsx_cell_text)  # what cell_text writes
         path = _export(batch, tmp_path, name)
     return path
 

@@ -536,7 +536,7 @@ def test_the_workbook_is_closed_even_when_reading_fails(tmp_path, monkeypatch):
     def failing(*args):
         raise RuntimeError("boom")
 
-    monkeypatch.setattr(reader.openpyxl, "load_workbook", spying_load)
+    monkeypatch.setattr(openpyxl, "load_workbook", spying_load)
     path = make_xlsx(tmp_path, [row(0)])
     read_sheet(path)
     assert closed == [True]

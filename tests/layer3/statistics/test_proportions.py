@@ -215,3 +215,11 @@ def test_the_wald_interval_equals_statsmodels_on_random_counts(data):
     x_a = data.draw(st.integers(min_value=0, max_value=n_a))
     x_b = data.draw(st.integers(min_value=0, max_value=n_b))
     assert_wald_matches_statsmodels(x_a, n_a, x_b, n_b)
+
+
+def test_the_written_wald_z_is_exactly_what_scipy_computes():
+    from scipy import stats
+
+    from layer3.statistics.proportions import WALD_ALPHA
+
+    assert float(stats.norm.isf(WALD_ALPHA / 2)) == WALD_Z
