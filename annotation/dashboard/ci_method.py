@@ -71,17 +71,20 @@ def coverage_cached(design: Design) -> dict | None:
     return found
 
 
-def report_ci_coverage(body: dict) -> dict | None:
-    """What ``agreement_report_create`` keeps in a new report: the coverage of its method and, when that is too
-    low and the method is the percentile interval, of BCa too (``{"method": ..., "bca": ...}``)."""
-    design = report_design(body)
-    if design is None:
-        return None
+def design_coverage(design: Design) -> dict:
+    """The simulated coverage of ``design``'s interval and, when that is too low and the interval is not BCa
+    already, of BCa at the same design (``{"method": ..., "bca": ...}``; cached)."""
     coverage = coverage_cached(design)
     out = {"method": coverage}
     if coverage is not None and coverage["too_low"] and design.method != BCA:
-        out[BCA] = coverage_cached(report_design(body, method=BCA))
+        out[BCA] = coverage_cached(replace(design, method=BCA))
     return out
+
+
+def report_ci_coverage(body: dict) -> dict | None:
+    """What ``agreement_report_create`` keeps in a new report: ``design_coverage`` of the report's design."""
+    design = report_design(body)
+    return None if design is None else design_coverage(design)
 
 
 def _sep(text: str) -> str:
@@ -188,14 +191,12 @@ def report_ci_method(report, *, switch_batch: int | None = None, downloads: list
         return ci
     ci.n_items, ci.n_raters, ci.raters_per_item = design.n_items, design.n_raters, design.raters_per_item
     kept = body.get("ci_coverage")
-    if kept is not None:
-        ci.coverage, ci.bca_coverage = kept.get("method"), kept.get(BCA)
-    elif design.n_items > INLINE_MAX_ITEMS and cache.get(design.key(sets_for(design.n_items), SEED)) is None:
+    large = kept is None and design.n_items > INLINE_MAX_ITEMS
+    if large and cache.get(design.key(sets_for(design.n_items), SEED)) is None:
         ci.coverage_pending = design.n_items <= MAX_SIMULATED_ITEMS
-    else:
-        ci.coverage = coverage_cached(design)
-        if ci.too_low and ci.method != BCA:
-            ci.bca_coverage = coverage_cached(report_design(body, method=BCA))
+        return ci
+    kept = kept if kept is not None else design_coverage(design)
+    ci.coverage, ci.bca_coverage = kept.get("method"), kept.get(BCA)
     return ci
 
 
@@ -211,10 +212,9 @@ def design_ci_method(design: Design, *, seed: int = BOOT_SEED) -> CiMethod:
         n_items=design.n_items,
         n_raters=design.n_raters,
         raters_per_item=design.raters_per_item,
-        coverage=coverage_cached(design),
     )
-    if ci.too_low and design.method != BCA:
-        ci.bca_coverage = coverage_cached(replace(design, method=BCA))
+    found = design_coverage(design)
+    ci.coverage, ci.bca_coverage = found["method"], found.get(BCA)
     return ci
 
 

@@ -7,7 +7,7 @@ the batch.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from datetime import date, datetime, time
 
 import numpy as np
@@ -19,7 +19,7 @@ from django.utils import timezone
 
 from annotation.aggregation.agreement.coverage import Design
 from annotation.axes import AXES
-from annotation.dashboard.ci_method import BCA, CiMethod, coverage_cached
+from annotation.dashboard.ci_method import BCA, CiMethod, design_coverage
 from annotation.feedback.compute import month_feedback, trend_point
 from annotation.io.dataset import RatingSet
 from annotation.models import Annotation, Dialogue, MonthlyFeedback, QualityFlag, QualityFlagReview
@@ -127,11 +127,9 @@ def month_ci_coverage(content: dict) -> dict | None:
     design = ci_design(content)
     if design is None:
         return None
-    found = {"design": {"n_items": design.n_items, "n_raters": 2, "raters_per_item": 2}}
-    found["percentile"] = coverage_cached(design)
-    if found["percentile"] and found["percentile"]["too_low"]:
-        found[BCA] = coverage_cached(replace(design, method=BCA))
-    return found
+    found = design_coverage(design)
+    kept = {"design": {"n_items": design.n_items, "n_raters": 2, "raters_per_item": 2}, "percentile": found["method"]}
+    return kept | ({BCA: found[BCA]} if BCA in found else {})
 
 
 def month_ci_method(content: dict | None) -> CiMethod | None:
