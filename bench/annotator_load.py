@@ -24,20 +24,18 @@ import argparse
 import os
 import random
 import re
-import signal
 import socket
-import subprocess
 import sys
 import tempfile
 import threading
 import time
-import uuid
 from pathlib import Path
 from urllib.parse import urlencode
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
+from bench._server import SECRET_KEY, free_port, postgres_database, server_env, start_gunicorn, stop_group  # noqa: E402
 from bench._targets import StoredFigure, Targets, ratio_range  # noqa: E402
 
 # Label Studio 1.23.2 on this machine in the same hour as the issue 31 comparison (the range over its runs);
@@ -54,12 +52,6 @@ PASSWORD = "bench-password-1"
 AXES = ("social", "avoidant", "mechanical", "self")
 ASSIGNMENT = re.compile(rb'data-assignment="(\d+)"')
 CSRF = re.compile(rb'name="csrfmiddlewaretoken" value="([^"]+)"')
-
-
-def free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return sock.getsockname()[1]
 
 
 class Client:
@@ -260,45 +252,6 @@ def postgres_cpu_seconds() -> float:
     return _cpu_seconds(lambda comm, fields: comm == "postgres")
 
 
-def start_gunicorn(port: int, env: dict, workers: int, worker_class: str, threads: int) -> subprocess.Popen:
-    """gunicorn serving config.wsgi on 127.0.0.1:``port`` in a process group of its own, once it accepts."""
-    server = subprocess.Popen(
-        [
-            sys.executable, "-m", "gunicorn", "config.wsgi", "--bind", f"127.0.0.1:{port}",
-            "--workers", str(workers), "--worker-class", worker_class, "--threads", str(threads),
-            "--keep-alive", "30", "--log-level", "warning",
-        ],
-        cwd=ROOT, env=env, start_new_session=True,
-    )  # fmt: skip
-    wait_for_port(port)
-    return server
-
-
-def server_env(database_url: str, var_dir: str, **extra: str) -> dict:
-    """The environment of a benchmarked server: production settings on ``database_url``, quiet logs."""
-    return {
-        **os.environ,
-        "DATABASE_URL": database_url,
-        "DEBUG": "0",
-        "SECRET_KEY": "bench-only-" + "0" * 32,
-        "SECURE_COOKIES": "0",
-        "LOG_LEVEL": "WARNING",
-        "VAR_DIR": var_dir,
-        "DB_CONN_MAX_AGE": "300",
-        **extra,
-    }
-
-
-def wait_for_port(port: int, attempts: int = 100) -> None:
-    """Until something accepts connections on 127.0.0.1:``port`` (at most ``attempts`` x 0.1 s)."""
-    for _ in range(attempts):
-        try:
-            with socket.create_connection(("127.0.0.1", port), timeout=0.2):
-                return
-        except OSError:
-            time.sleep(0.1)
-
-
 def percentile(values: list[float], q: float) -> float:
     if not values:
         return float("nan")
@@ -307,7 +260,7 @@ def percentile(values: list[float], q: float) -> float:
 
 
 def prepare(database_url: str, n_items: int, n_annotators: int) -> int:
-    os.environ.update({"DATABASE_URL": database_url, "DEBUG": "0", "SECRET_KEY": "bench-only-" + "0" * 32})
+    os.environ.update({"DATABASE_URL": database_url, "DEBUG": "0", "SECRET_KEY": SECRET_KEY})
     os.environ.setdefault("DJANGO_SETTINGS_MODULE", "config.settings")
     import django
 
@@ -343,6 +296,84 @@ def prepare(database_url: str, n_items: int, n_annotators: int) -> int:
     return batch.pk
 
 
+def measure(args, port: int, batch_id: int, server) -> int:
+    """Every flow at every concurrency against the running server; prints the table and the last line."""
+    print(
+        f"gunicorn: {args.workers} workers x {args.threads} threads ({args.worker_class}), PostgreSQL, "
+        f"{args.seconds:.0f} s per run"
+    )
+    print(
+        f"{'flow':<22} {'clients':>7} {'subm/s':>8} {'next p50':>9} {'next p95':>9} "
+        f"{'submit p50':>11} {'submit p95':>11}"
+    )
+    rows, cpu_notes = [], []
+    for htmx in [flow == "htmx" for flow in args.flows]:
+        for clients in args.clients:
+            usernames = [f"load_{i:02d}" for i in range(clients)]
+            run = run_load(
+                port, batch_id, usernames, args.seconds, htmx,
+                lambda: (group_cpu_seconds(server.pid), postgres_cpu_seconds(), time.process_time()),
+            )  # fmt: skip
+            server_cpu, database_cpu, client_cpu = run["cpu"]
+            if run["errors"]:
+                print("errors:", *run["errors"][:5], sep="\n  ")
+            results = run["results"]
+            rate = len(results["submit"]) / run["wall"]
+            flow = "HTMX (submit = next)" if htmx else "page: next + submit"
+            next_p50, next_p95 = percentile(results["next"], 0.5), percentile(results["next"], 0.95)
+            sub_p50, sub_p95 = percentile(results["submit"], 0.5), percentile(results["submit"], 0.95)
+            print(
+                f"{flow:<22} {clients:>7} {rate:>8.1f} {next_p50:>8.1f}ms {next_p95:>8.1f}ms "
+                f"{sub_p50:>10.1f}ms {sub_p95:>10.1f}ms"
+            )
+            n = max(1, len(results["submit"]))
+            rows.append((flow, clients, rate, next_p95, sub_p95, results["sizes"]))
+            cpu_notes.append(
+                f"{flow}, {clients} annotators: CPU per rating: server {1000 * server_cpu / n:.1f} ms, "
+                f"PostgreSQL {1000 * database_cpu / n:.1f} ms, "
+                f"load client {1000 * client_cpu / n:.1f} ms"
+            )
+    print()
+    print(*cpu_notes, sep="\n")
+    print()
+    setup = {"workers": args.workers, "worker_class": args.worker_class, "threads": args.threads}
+    same_setup = setup == LABEL_STUDIO_SETUP
+    low, high = LABEL_STUDIO["submissions_per_second"]
+    p95_low, p95_high = LABEL_STUDIO["p95_ms"]
+    print("Beside another system (stored figures, not measured in this run):")
+    print("  " + LABEL_STUDIO_SOURCE.label(f"{low}-{high} submissions/s, p95 {p95_low:.0f}-{p95_high:.0f} ms"))
+    print("  like for like: both over HTTP on 127.0.0.1 against gunicorn on this machine, PostgreSQL here; here a")
+    print("  submission is one form POST (HTMX flow: its answer is the next item's fragment) or a POST, a")
+    print("  redirect and a GET of the next page (page flow); Label Studio's is its annotation submit and its")
+    print("  next-task request (its payload sizes were not stored). Bytes per request here (sent incl. headers /")
+    print("  received body, first request of each run):")
+    for flow, clients, _rate, _next, _sub, sizes in rows:
+        sized = ", ".join(f"{kind} {sent:,} B / {got:,} B" for kind, (sent, got) in sizes.items())
+        print(f"    {flow}, {clients} annotators: {sized}")
+    if not same_setup:
+        print(f"  no ratio printed: this server ran {args.workers} x {args.threads} ({args.worker_class}), "
+              f"the stored figure {LABEL_STUDIO_SOURCE.setup}")  # fmt: skip
+    elif not set(args.clients) & set(LABEL_STUDIO_CLIENTS):
+        print("  no ratio printed: the stored figure is at 8 and 20 clients, this run at "
+              + ", ".join(map(str, args.clients)))  # fmt: skip
+    print()
+    targets = Targets(none_reason=f"the target is defined at {' and '.join(map(str, TARGET_CLIENTS))} annotators")
+    for flow, clients, rate, next_p95, sub_p95, _sizes in rows:
+        worst = max((v for v in (next_p95, sub_p95) if v == v), default=float("nan"))
+        parts = [f"{flow}, {clients} annotators: {rate:.1f} submissions/s, p95 {worst:.0f} ms"]
+        if same_setup and clients in LABEL_STUDIO_CLIENTS:
+            parts.append(f"{ratio_range(rate, low, high)} Label Studio's stored throughput")
+        if clients in TARGET_CLIENTS:
+            name = f"{flow}, {clients} annotators"
+            ok_rate = targets.at_least(name, rate, TARGET["submissions_per_second"], unit="/s")
+            ok_p95 = targets.at_most(f"{name} p95", worst, TARGET["p95_ms"], unit="ms", digits=0)
+            parts.append(f"target >= 235/s and p95 <= 100 ms: {targets.verdict(ok_rate and ok_p95)}")
+        else:
+            parts.append("no target at this concurrency")
+        print("; ".join(parts))
+    return targets.finish()
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--seconds", type=float, default=60.0)
@@ -356,105 +387,19 @@ def main() -> int:
     )
     args = parser.parse_args()
 
-    import psycopg
-
-    name = f"jaiml_load_{uuid.uuid4().hex[:8]}"
-    admin_url = args.postgres.rstrip("/") + "/postgres"
-    with psycopg.connect(admin_url, autocommit=True) as conn:
-        conn.execute(f'CREATE DATABASE "{name}"')
-    database_url = args.postgres.rstrip("/") + "/" + name
     server = None
-    try:
-        n_clients = max(args.clients)
-        expected = int(args.seconds * 600 * len(args.clients) * len(args.flows))  # ratings, generously
-        batch_id = prepare(database_url, n_items=max(20_000, expected // 3 + 1000), n_annotators=n_clients)
-        port = free_port()
-        var = tempfile.mkdtemp(prefix="jaiml-load-")
-        env = server_env(database_url, var)
-        server = start_gunicorn(port, env, args.workers, args.worker_class, args.threads)
-        print(
-            f"gunicorn: {args.workers} workers x {args.threads} threads ({args.worker_class}), PostgreSQL, "
-            f"{args.seconds:.0f} s per run"
-        )
-        print(
-            f"{'flow':<22} {'clients':>7} {'subm/s':>8} {'next p50':>9} {'next p95':>9} "
-            f"{'submit p50':>11} {'submit p95':>11}"
-        )
-        rows, cpu_notes = [], []
-        for htmx in [flow == "htmx" for flow in args.flows]:
-            for clients in args.clients:
-                usernames = [f"load_{i:02d}" for i in range(clients)]
-                run = run_load(
-                    port, batch_id, usernames, args.seconds, htmx,
-                    lambda: (group_cpu_seconds(server.pid), postgres_cpu_seconds(), time.process_time()),
-                )  # fmt: skip
-                server_cpu, database_cpu, client_cpu = run["cpu"]
-                if run["errors"]:
-                    print("errors:", *run["errors"][:5], sep="\n  ")
-                results = run["results"]
-                rate = len(results["submit"]) / run["wall"]
-                flow = "HTMX (submit = next)" if htmx else "page: next + submit"
-                next_p50, next_p95 = percentile(results["next"], 0.5), percentile(results["next"], 0.95)
-                sub_p50, sub_p95 = percentile(results["submit"], 0.5), percentile(results["submit"], 0.95)
-                print(
-                    f"{flow:<22} {clients:>7} {rate:>8.1f} {next_p50:>8.1f}ms {next_p95:>8.1f}ms "
-                    f"{sub_p50:>10.1f}ms {sub_p95:>10.1f}ms"
-                )
-                n = max(1, len(results["submit"]))
-                rows.append((flow, clients, rate, next_p95, sub_p95, results["sizes"]))
-                cpu_notes.append(
-                    f"{flow}, {clients} annotators: CPU per rating: server {1000 * server_cpu / n:.1f} ms, "
-                    f"PostgreSQL {1000 * database_cpu / n:.1f} ms, "
-                    f"load client {1000 * client_cpu / n:.1f} ms"
-                )
-        print()
-        print(*cpu_notes, sep="\n")
-        print()
-        setup = {"workers": args.workers, "worker_class": args.worker_class, "threads": args.threads}
-        same_setup = setup == LABEL_STUDIO_SETUP
-        low, high = LABEL_STUDIO["submissions_per_second"]
-        p95_low, p95_high = LABEL_STUDIO["p95_ms"]
-        print("Beside another system (stored figures, not measured in this run):")
-        print("  " + LABEL_STUDIO_SOURCE.label(f"{low}-{high} submissions/s, p95 {p95_low:.0f}-{p95_high:.0f} ms"))
-        print("  like for like: both over HTTP on 127.0.0.1 against gunicorn on this machine, PostgreSQL here; here a")
-        print("  submission is one form POST (HTMX flow: its answer is the next item's fragment) or a POST, a")
-        print("  redirect and a GET of the next page (page flow); Label Studio's is its annotation submit and its")
-        print("  next-task request (its payload sizes were not stored). Bytes per request here (sent incl. headers /")
-        print("  received body, first request of each run):")
-        for flow, clients, _rate, _next, _sub, sizes in rows:
-            sized = ", ".join(f"{kind} {sent:,} B / {got:,} B" for kind, (sent, got) in sizes.items())
-            print(f"    {flow}, {clients} annotators: {sized}")
-        if not same_setup:
-            print(f"  no ratio printed: this server ran {args.workers} x {args.threads} ({args.worker_class}), "
-                  f"the stored figure {LABEL_STUDIO_SOURCE.setup}")  # fmt: skip
-        elif not set(args.clients) & set(LABEL_STUDIO_CLIENTS):
-            print("  no ratio printed: the stored figure is at 8 and 20 clients, this run at "
-                  + ", ".join(map(str, args.clients)))  # fmt: skip
-        print()
-        targets = Targets(none_reason=f"the target is defined at {' and '.join(map(str, TARGET_CLIENTS))} annotators")
-        for flow, clients, rate, next_p95, sub_p95, _sizes in rows:
-            worst = max((v for v in (next_p95, sub_p95) if v == v), default=float("nan"))
-            parts = [f"{flow}, {clients} annotators: {rate:.1f} submissions/s, p95 {worst:.0f} ms"]
-            if same_setup and clients in LABEL_STUDIO_CLIENTS:
-                parts.append(f"{ratio_range(rate, low, high)} Label Studio's stored throughput")
-            if clients in TARGET_CLIENTS:
-                name = f"{flow}, {clients} annotators"
-                ok_rate = targets.at_least(name, rate, TARGET["submissions_per_second"], unit="/s")
-                ok_p95 = targets.at_most(f"{name} p95", worst, TARGET["p95_ms"], unit="ms", digits=0)
-                parts.append(f"target >= 235/s and p95 <= 100 ms: {targets.verdict(ok_rate and ok_p95)}")
-            else:
-                parts.append("no target at this concurrency")
-            print("; ".join(parts))
-        status = targets.finish()
-    finally:
-        if server is not None:
-            os.killpg(server.pid, signal.SIGTERM)
-            server.wait(timeout=30)
-        from django.db import connections
-
-        connections.close_all()
-        with psycopg.connect(admin_url, autocommit=True) as conn:
-            conn.execute(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
+    with postgres_database(args.postgres, "jaiml_load") as database_url:
+        try:
+            n_clients = max(args.clients)
+            expected = int(args.seconds * 600 * len(args.clients) * len(args.flows))  # ratings, generously
+            batch_id = prepare(database_url, n_items=max(20_000, expected // 3 + 1000), n_annotators=n_clients)
+            port = free_port()
+            var = tempfile.mkdtemp(prefix="jaiml-load-")
+            env = server_env(database_url, var)
+            server = start_gunicorn(port, env, args.workers, args.worker_class, args.threads)
+            status = measure(args, port, batch_id, server)
+        finally:
+            stop_group(server)
     return status
 
 

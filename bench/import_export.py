@@ -24,12 +24,12 @@ import subprocess
 import sys
 import tempfile
 import time
-import uuid
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
+from bench._server import postgres_database  # noqa: E402
 from bench._targets import StoredFigure, Targets  # noqa: E402
 
 LABEL_STUDIO = {"import": 12.5, "export": 84.0}
@@ -143,25 +143,13 @@ def run_backend(name: str, database_url: str, dialogues: Path, ratings: Path, re
     return json.loads(done.stdout.strip().splitlines()[-1])
 
 
-def postgres_database(base_url: str):
-    """Create a throw-away database on the server at ``base_url``; returns (url, drop function) or None."""
+def psycopg_error() -> type[Exception]:
+    """psycopg's connection error, or an error nothing raises when psycopg is not installed."""
     try:
         import psycopg
     except ImportError:
-        return None
-    name = f"jaiml_bench_{uuid.uuid4().hex[:8]}"
-    try:
-        with psycopg.connect(base_url.rstrip("/") + "/postgres", autocommit=True, connect_timeout=3) as conn:
-            conn.execute(f'CREATE DATABASE "{name}"')
-    except psycopg.Error as exc:
-        print(f"PostgreSQL not available at {base_url}: {exc}".strip())
-        return None
-
-    def drop():
-        with psycopg.connect(base_url.rstrip("/") + "/postgres", autocommit=True) as conn:
-            conn.execute(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
-
-    return base_url.rstrip("/") + "/" + name, drop
+        return ImportError
+    return psycopg.OperationalError
 
 
 def main() -> int:
@@ -177,13 +165,11 @@ def main() -> int:
         dialogues, ratings = write_inputs(folder, args.n)
         results = {"sqlite": run_backend("SQLite", f"sqlite:///{folder / 'bench.sqlite3'}", dialogues, ratings,
                                          args.repeats, folder)}  # fmt: skip
-        pg = postgres_database(args.postgres)
-        if pg:
-            url, drop = pg
-            try:
+        try:
+            with postgres_database(args.postgres) as url:
                 results["postgresql"] = run_backend("PostgreSQL", url, dialogues, ratings, args.repeats, folder)
-            finally:
-                drop()
+        except (ImportError, psycopg_error()) as exc:
+            print(f"PostgreSQL not available at {args.postgres}: {exc}".strip())
         sizes = {p.name: p.stat().st_size / 1e6 for p in (dialogues, ratings, folder / "export.jsonl") if p.exists()}
     print(f"\n{args.n:,} dialogues / {args.n:,} ratings, median of {args.repeats} runs (seconds)")
     print(f"{'backend':<11}" + "".join(f"{label:>11}" for label in LABELS.values()))
