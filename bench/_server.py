@@ -77,21 +77,42 @@ def stop_group(process: subprocess.Popen | None) -> None:
         process.wait()
 
 
-@contextmanager
 def postgres_database(base_url: str, prefix: str = "jaiml_bench"):
-    """A fresh database on the PostgreSQL server at ``base_url``, dropped afterwards; yields its URL."""
-    import psycopg
-
+    """A fresh database on the PostgreSQL server at ``base_url``: (its URL, a function dropping it), or None
+    (with the reason printed) when the server does not answer."""
+    try:
+        import psycopg
+    except ImportError:
+        print("PostgreSQL not measured: psycopg is not installed")
+        return None
     name = f"{prefix}_{uuid.uuid4().hex[:8]}"
     admin_url = base_url.rstrip("/") + "/postgres"
-    with psycopg.connect(admin_url, autocommit=True, connect_timeout=3) as conn:
-        conn.execute(f'CREATE DATABASE "{name}"')
     try:
-        yield base_url.rstrip("/") + "/" + name
-    finally:
+        with psycopg.connect(admin_url, autocommit=True, connect_timeout=3) as conn:
+            conn.execute(f'CREATE DATABASE "{name}"')
+    except psycopg.Error as exc:
+        print(f"PostgreSQL not available at {base_url}: {exc}".strip())
+        return None
+
+    def drop():
         if "django" in sys.modules:  # a bench that set Django up in-process holds connections to it
             from django.db import connections
 
             connections.close_all()
         with psycopg.connect(admin_url, autocommit=True) as conn:
             conn.execute(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
+
+    return base_url.rstrip("/") + "/" + name, drop
+
+
+@contextmanager
+def temporary_postgres(base_url: str, prefix: str = "jaiml_bench"):
+    """``postgres_database`` as a context manager; a server that does not answer is an error here."""
+    created = postgres_database(base_url, prefix)
+    if created is None:
+        raise SystemExit(f"this bench needs PostgreSQL (--postgres {base_url})")
+    url, drop = created
+    try:
+        yield url
+    finally:
+        drop()

@@ -35,7 +35,7 @@ from urllib.parse import urlencode
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from bench._server import SECRET_KEY, free_port, postgres_database, server_env, start_gunicorn, stop_group  # noqa: E402
+from bench._server import SECRET_KEY, free_port, server_env, start_gunicorn, stop_group, temporary_postgres  # noqa: E402
 from bench._targets import StoredFigure, Targets, ratio_range  # noqa: E402
 
 # Label Studio 1.23.2 on this machine in the same hour as the issue 31 comparison (the range over its runs);
@@ -388,7 +388,7 @@ def main() -> int:
     args = parser.parse_args()
 
     server = None
-    with postgres_database(args.postgres, "jaiml_load") as database_url:
+    with temporary_postgres(args.postgres, "jaiml_load") as database_url:
         try:
             n_clients = max(args.clients)
             expected = int(args.seconds * 600 * len(args.clients) * len(args.flows))  # ratings, generously

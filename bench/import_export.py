@@ -143,15 +143,6 @@ def run_backend(name: str, database_url: str, dialogues: Path, ratings: Path, re
     return json.loads(done.stdout.strip().splitlines()[-1])
 
 
-def psycopg_error() -> type[Exception]:
-    """psycopg's connection error, or an error nothing raises when psycopg is not installed."""
-    try:
-        import psycopg
-    except ImportError:
-        return ImportError
-    return psycopg.OperationalError
-
-
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--n", type=int, default=100_000)
@@ -165,11 +156,13 @@ def main() -> int:
         dialogues, ratings = write_inputs(folder, args.n)
         results = {"sqlite": run_backend("SQLite", f"sqlite:///{folder / 'bench.sqlite3'}", dialogues, ratings,
                                          args.repeats, folder)}  # fmt: skip
-        try:
-            with postgres_database(args.postgres) as url:
+        pg = postgres_database(args.postgres)
+        if pg:
+            url, drop = pg
+            try:
                 results["postgresql"] = run_backend("PostgreSQL", url, dialogues, ratings, args.repeats, folder)
-        except (ImportError, psycopg_error()) as exc:
-            print(f"PostgreSQL not available at {args.postgres}: {exc}".strip())
+            finally:
+                drop()
         sizes = {p.name: p.stat().st_size / 1e6 for p in (dialogues, ratings, folder / "export.jsonl") if p.exists()}
     print(f"\n{args.n:,} dialogues / {args.n:,} ratings, median of {args.repeats} runs (seconds)")
     print(f"{'backend':<11}" + "".join(f"{label:>11}" for label in LABELS.values()))

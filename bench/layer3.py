@@ -37,7 +37,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from bench.import_export import postgres_database  # noqa: E402
+from bench._server import postgres_database  # noqa: E402
 
 SEED_BUDGET_PER_TRIAL = 0.100  # seconds (seed 002 §11.2)
 TARGET_PURE_RATE = 50_000  # trials/s (issue 26: unchanged within noise of the 51,000 measured)

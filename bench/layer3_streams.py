@@ -34,18 +34,14 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from bench.annotator_load import (  # noqa: E402
-    PASSWORD,
-    Client,
+from bench._server import (  # noqa: E402
     free_port,
-    percentile,
-    prepare,
-    run_load,
+    postgres_database,
     server_env,
     start_gunicorn,
     wait_for_port,
 )
-from bench.import_export import postgres_database  # noqa: E402
+from bench.annotator_load import PASSWORD, Client, percentile, prepare, run_load  # noqa: E402
 
 TOLERANCE = 0.10
 

@@ -24,7 +24,8 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from bench.import_export import postgres_database, write_inputs  # noqa: E402
+from bench._server import postgres_database  # noqa: E402
+from bench.import_export import write_inputs  # noqa: E402
 
 TARGET = {"export": 10.0, "import": 10.0}
 LABELS = {"export": "template", "import": "import", "reimport": "again", "csv": "CSV import"}

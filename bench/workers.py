@@ -33,7 +33,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from bench.import_export import postgres_database  # noqa: E402
+from bench._server import postgres_database  # noqa: E402
 
 PRICES = {"fake-model": {"input_usd": 1.0, "output_usd": 2.0, "input_jpy": 150.0, "output_jpy": 300.0}}
 
