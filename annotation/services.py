@@ -8,10 +8,10 @@ from django.db import transaction
 from django.utils import timezone
 
 from annotation.aggregation.consensus import kappa_without_flagged
+from annotation.aggregation.coverage_cache import report_ci_coverage
 from annotation.aggregation.llm_agreement import llm_agreement
 from annotation.aggregation.reports import CI_METHOD, N_BOOT, SEED, kappa_report
 from annotation.axes import AXES, MIN_CONFIDENCE, MIN_KAPPA, TARGET_KAPPA
-from annotation.dashboard.ci_method import report_ci_coverage
 from annotation.io.dataset import RatingSet, rating_set
 from annotation.models import (
     AgreementReport,

@@ -9,82 +9,26 @@ stored since, kept in the report body (``ci_coverage``, written by ``agreement_r
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 
-from django.core.cache import cache
 from django.urls import reverse
 from django.utils.translation import gettext as _
 
-from annotation.aggregation.agreement.coverage import (
-    MAX_SIMULATED_ITEMS,
-    MIN_COVERAGE,
-    SEED,
-    Design,
-    sets_for,
-    simulate_coverage,
+from annotation.aggregation.agreement.coverage import MAX_SIMULATED_ITEMS, MIN_COVERAGE, Design
+from annotation.aggregation.coverage_cache import (
+    BCA,
+    PERCENTILE,
+    coverage_known,
+    design_coverage,
+    report_design,
 )
-from annotation.aggregation.reports import CI_METHOD, LEVEL, N_BOOT
+from annotation.aggregation.reports import CI_METHOD, LEVEL
 from annotation.aggregation.reports import SEED as BOOT_SEED
 from annotation.axes import AXES
 
-PERCENTILE, BCA = "percentile", "bca"
-CACHE_SECONDS = None  # a result never goes stale: the key names everything it depends on
 #: An older report (stored without ``ci_coverage``) is simulated while its page is shown only up to this size
 #: (a few seconds, once: then cached); a larger one says to recompute (the worker simulates then).
 INLINE_MAX_ITEMS = 200
-
-
-def report_design(body: dict, *, method: str | None = None) -> Design | None:
-    """The simulation design of a stored report body; None when it has no interval or no two raters per item."""
-    boot = body.get("bootstrap") or {}
-    replicates = boot.get("replicates", N_BOOT)
-    axes = body.get("axes") or {}
-    n_items = max((int(a.get("n_items") or 0) for a in axes.values()), default=0)
-    n_raters = int(body.get("n_annotators") or 0)
-    all_items = int(body.get("n_items") or 0)
-    if not replicates or n_items < 2 or n_raters < 2 or not all_items:
-        return None
-    per_item = min(n_raters, max(2, round(int(body.get("n_ratings") or 0) / all_items)))
-    return Design(
-        n_items=n_items,
-        n_raters=n_raters,
-        raters_per_item=per_item,
-        n_boot=int(replicates),
-        method=method or boot.get("method", CI_METHOD),
-        level=float(boot.get("level", LEVEL)),
-    )
-
-
-def coverage_cached(design: Design) -> dict | None:
-    """Simulated coverage of ``design`` (``Coverage.as_json()``), from the cache when computed before.
-
-    None for a batch too large to simulate (more than ``MAX_SIMULATED_ITEMS`` items).
-    """
-    if design.n_items > MAX_SIMULATED_ITEMS:
-        return None
-    n_sets = sets_for(design.n_items)
-    key = design.key(n_sets, SEED)
-    found = cache.get(key)
-    if found is None:
-        found = simulate_coverage(design, n_sets=n_sets, seed=SEED).as_json()
-        cache.set(key, found, CACHE_SECONDS)
-    return found
-
-
-def design_coverage(design: Design) -> dict:
-    """The simulated coverage of ``design``'s interval and, when that is too low and the interval is not BCa
-    already, of BCa at the same design (``{"method": ..., "bca": ...}``; cached)."""
-    coverage = coverage_cached(design)
-    out = {"method": coverage}
-    if coverage is not None and coverage["too_low"] and design.method != BCA:
-        out[BCA] = coverage_cached(replace(design, method=BCA))
-    return out
-
-
-def report_ci_coverage(body: dict) -> dict | None:
-    """What ``agreement_report_create`` keeps in a new report: ``design_coverage`` of the report's design."""
-    design = report_design(body)
-    return None if design is None else design_coverage(design)
 
 
 def _sep(text: str) -> str:
@@ -192,7 +136,7 @@ def report_ci_method(report, *, switch_batch: int | None = None, downloads: list
     ci.n_items, ci.n_raters, ci.raters_per_item = design.n_items, design.n_raters, design.raters_per_item
     kept = body.get("ci_coverage")
     large = kept is None and design.n_items > INLINE_MAX_ITEMS
-    if large and cache.get(design.key(sets_for(design.n_items), SEED)) is None:
+    if large and not coverage_known(design):
         ci.coverage_pending = design.n_items <= MAX_SIMULATED_ITEMS
         return ci
     kept = kept if kept is not None else design_coverage(design)

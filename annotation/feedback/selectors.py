@@ -18,8 +18,9 @@ from django.db.models import Count, Max, Prefetch, Sum
 from django.utils import timezone
 
 from annotation.aggregation.agreement.coverage import Design
+from annotation.aggregation.coverage_cache import BCA, design_coverage
 from annotation.axes import AXES
-from annotation.dashboard.ci_method import BCA, CiMethod, design_coverage
+from annotation.dashboard.ci_method import CiMethod
 from annotation.feedback.compute import month_feedback, trend_point
 from annotation.io.dataset import RatingSet
 from annotation.models import Annotation, Dialogue, MonthlyFeedback, QualityFlag, QualityFlagReview

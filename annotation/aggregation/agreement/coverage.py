@@ -1,6 +1,6 @@
 """Simulated coverage of the bootstrap CI of the axis kappa at a report's size and rater design.
 
-Pure Python + numpy; no Django import. The Django side caches the result (``annotation.dashboard.ci_method``).
+Pure Python + numpy; no Django import. The Django side caches the result (``annotation.aggregation.coverage_cache``).
 
 How often does the engine's 95% interval (:func:`annotation.aggregation.agreement.bootstrap_kappa_ci`) contain the
 true kappa, for a batch of ``n_items`` items each rated by ``raters_per_item`` of ``n_raters`` annotators? The

@@ -12,9 +12,11 @@ from django.core.management import call_command
 from django.utils import translation
 
 import annotation.job_handlers  # noqa: F401  (registers the annotation.agreement_report job kind)
+from annotation.aggregation import coverage_cache
 from annotation.aggregation.agreement import coverage as sim
+from annotation.aggregation.coverage_cache import coverage_cached
 from annotation.dashboard import ci_method
-from annotation.dashboard.ci_method import REPORT_COLUMNS, coverage_cached, design_ci_method, report_ci_method
+from annotation.dashboard.ci_method import REPORT_COLUMNS, design_ci_method, report_ci_method
 from annotation.job_handlers import AGREEMENT_REPORT
 from annotation.models import AgreementReport, Batch
 from annotation.monitoring import weekly_agreement_reports
@@ -78,13 +80,13 @@ def rater(db):
 def simulations(monkeypatch):
     """Counts the coverage simulations actually run."""
     calls = []
-    real = ci_method.simulate_coverage
+    real = coverage_cache.simulate_coverage
 
     def counted(design, **kwargs):
         calls.append(design)
         return real(design, **kwargs)
 
-    monkeypatch.setattr(ci_method, "simulate_coverage", counted)
+    monkeypatch.setattr(coverage_cache, "simulate_coverage", counted)
     return calls
 
 
