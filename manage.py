@@ -6,6 +6,9 @@ import sys
 
 
 def main() -> None:
+    from core import startup_gc
+
+    startup_gc.pause()  # until django.setup() is done
     os.environ.setdefault("DJANGO_SETTINGS_MODULE", "config.settings")
     from django.core.management import execute_from_command_line
 

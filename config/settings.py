@@ -302,6 +302,7 @@ INSTALLED_APPS = [
     "annotation",
     "layer3",
     "director",
+    "config.apps.StartupConfig",  # last: start-up ends here (core.startup_gc)
 ]
 
 MIDDLEWARE = [

@@ -1,6 +1,10 @@
 import os
 
-from django.core.wsgi import get_wsgi_application
+from core import startup_gc
+
+startup_gc.pause()  # until django.setup() is done
+
+from django.core.wsgi import get_wsgi_application  # noqa: E402
 
 os.environ.setdefault("DJANGO_SETTINGS_MODULE", "config.settings")
 
