@@ -1,0 +1,60 @@
+"""A page of ratings as ``AnnotationSerializer`` writes them, built from ``values()`` rows (the list endpoint).
+
+A page holds up to 1,000 ratings: two queries (the ratings with their dialogue, batch and annotator; the
+edits of those ratings) and plain dicts, without model instances or DRF fields per value. The JSON is the
+serializer's, key for key and value for value (``tests/annotation/api/test_annotation_rows.py`` compares
+them); the date-times go through DRF's own ``DateTimeField`` so the format and time zone cannot drift.
+"""
+
+from __future__ import annotations
+
+from collections import defaultdict
+
+from rest_framework import serializers
+
+from annotation.axes import AXES
+from annotation.models import AnnotationEdit
+
+_SCORES = tuple(f"{axis}_score" for axis in AXES)
+_CONFIDENCES = tuple(f"{axis}_confidence" for axis in AXES)
+ROW_FIELDS = (
+    "id", "dialogue__batch_id", "dialogue__external_id", "annotator__username", *_SCORES, *_CONFIDENCES, "source",
+    "seconds_spent", "created_at", "updated_at",
+)  # fmt: skip
+_moment = serializers.DateTimeField().to_representation
+
+
+def _float(value):
+    return None if value is None else float(value)
+
+
+def rating_dicts(rows: list[dict]) -> list[dict]:
+    """``rows`` (``values(*ROW_FIELDS)``) as the API shows ratings, each with its edits newest first."""
+    edits = defaultdict(list)
+    if rows:
+        found = (
+            AnnotationEdit.objects.filter(annotation_id__in=[row["id"] for row in rows])
+            .order_by("-edited_at", "-pk")
+            .values_list("annotation_id", "edited_by__username", "edited_at", "reason", "old_values", "new_values")
+        )
+        for annotation_id, editor, edited_at, reason, old, new in found:
+            edits[annotation_id].append(
+                {"edited_by": editor, "edited_at": _moment(edited_at), "reason": reason,
+                 "old_values": {str(k): v for k, v in old.items()}, "new_values": {str(k): v for k, v in new.items()}}
+            )  # fmt: skip
+    return [
+        {
+            "id": row["id"],
+            "batch": row["dialogue__batch_id"],
+            "dialogue": row["dialogue__external_id"],
+            "annotator": row["annotator__username"],
+            "scores": {axis: int(row[name]) for axis, name in zip(AXES, _SCORES, strict=True)},
+            "confidence": {axis: float(row[name]) for axis, name in zip(AXES, _CONFIDENCES, strict=True)},
+            "source": row["source"],
+            "seconds_spent": _float(row["seconds_spent"]),
+            "created_at": _moment(row["created_at"]),
+            "updated_at": _moment(row["updated_at"]),
+            "edits": edits.get(row["id"], []),
+        }
+        for row in rows
+    ]
