@@ -3,13 +3,17 @@
 A page holds up to 1,000 ratings: two queries (the ratings with their dialogue, batch and annotator; the
 edits of those ratings) and plain dicts, without model instances or DRF fields per value. The JSON is the
 serializer's, key for key and value for value (``tests/annotation/api/test_annotation_rows.py`` compares
-them); the date-times go through DRF's own ``DateTimeField`` so the format and time zone cannot drift.
+them); the date-times go through DRF's own ``DateTimeField`` so the format and time zone cannot drift (with the
+request's time zone looked up once per page, and each distinct time written once: an import gives thousands of
+ratings the same one).
 """
 
 from __future__ import annotations
 
 from collections import defaultdict
 
+from django.conf import settings
+from django.utils import timezone
 from rest_framework import serializers
 
 from annotation.axes import AXES
@@ -21,7 +25,21 @@ ROW_FIELDS = (
     "id", "dialogue__batch_id", "dialogue__external_id", "annotator__username", *_SCORES, *_CONFIDENCES, "source",
     "seconds_spent", "created_at", "updated_at",
 )  # fmt: skip
-_moment = serializers.DateTimeField().to_representation
+
+
+def _moments():
+    """DRF's ``DateTimeField().to_representation`` with the current time zone fixed for the page, memoised."""
+    field = serializers.DateTimeField(default_timezone=timezone.get_current_timezone() if settings.USE_TZ else None)
+    written: dict = {}
+
+    def moment(value):
+        try:
+            return written[value]
+        except KeyError:
+            text = written[value] = field.to_representation(value)
+            return text
+
+    return moment
 
 
 def _float(value):
@@ -30,6 +48,7 @@ def _float(value):
 
 def rating_dicts(rows: list[dict]) -> list[dict]:
     """``rows`` (``values(*ROW_FIELDS)``) as the API shows ratings, each with its edits newest first."""
+    _moment = _moments()
     edits = defaultdict(list)
     if rows:
         found = (
