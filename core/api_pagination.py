@@ -104,8 +104,11 @@ class KeysetPagination(CursorPagination):
             page.reverse()
         first = self._values(page[0]) if page else position
         last = self._values(page[-1]) if page else position
-        self.next_position = last if (more if not backwards else last is not None) else None
-        self.previous_position = first if (more if backwards else position is not None) else None
+        if backwards:  # came from a later page: it is still there
+            self.next_position, self.previous_position = last, first if more else None
+        else:  # the first page has nothing before it; a page after a cursor has that cursor's row before it
+            self.next_position = last if more else None
+            self.previous_position = first if position is not None else None
         return page
 
     def get_paginated_response(self, data):
