@@ -27,6 +27,7 @@ from annotation.models import Annotation, AnnotationEdit, Assignment
 from annotation.services import annotation_update
 from core.api_fields import StrictFloatField, StrictIntegerField
 from core.api_parsers import StrictJSONParser
+from core.api_renderers import FastJSONRenderer
 
 _SCORE_ERRORS = {name: "expected a whole number from 1 to 5" for name in ("invalid", "min_value", "max_value")}
 _CONFIDENCE_ERRORS = {name: "expected a number from 0 to 1" for name in ("invalid", "min_value", "max_value")}
@@ -149,6 +150,7 @@ class AnnotationViewSet(ApiErrorsMixin, viewsets.GenericViewSet):
     ordering = ("-updated_at", "-id")  # the index annotation_newest_change: a page costs the same at any depth
     serializer_class = AnnotationSerializer
     parser_classes = [StrictJSONParser]
+    renderer_classes = [FastJSONRenderer]  # pages of up to 1,000 ratings
     queryset = Annotation.objects.none()
 
     def get_permissions(self):

@@ -81,3 +81,20 @@ def test_the_list_answers_what_the_detail_answers(sample, res):
 
 def test_an_empty_page():
     assert rating_dicts([]) == []
+
+
+def test_only_the_pages_own_edits_whether_its_ids_are_close_or_far_apart():
+    batch = make_batch("ids", n_items=12)
+    person = make_user("ann_ids", "annotator")
+    values = {f"{axis}_score": 3 for axis in AXES} | {f"{axis}_confidence": 0.9 for axis in AXES}
+    ratings = [Annotation.objects.create(dialogue=d, annotator=person, **values) for d in batch.dialogues.all()]
+    for rating in ratings:
+        annotation_update(annotation=rating, values={"social_score": 4}, user=person, reason=f"r{rating.pk}")
+
+    def reasons(chosen):
+        rows = Annotation.objects.filter(pk__in=[r.pk for r in chosen]).order_by("pk").values(*ROW_FIELDS)
+        return [[edit["reason"] for edit in row["edits"]] for row in rating_dicts(list(rows))]
+
+    close, far = [ratings[0], ratings[2]], [ratings[0], ratings[-1]]  # ids 2 apart (a range), 11 apart (a list)
+    assert reasons(close) == [[f"r{ratings[0].pk}"], [f"r{ratings[2].pk}"]]
+    assert reasons(far) == [[f"r{ratings[0].pk}"], [f"r{ratings[-1].pk}"]]
