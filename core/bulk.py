@@ -11,7 +11,15 @@ from collections.abc import Iterable, Iterator, Sequence
 from datetime import datetime
 from itertools import islice
 
-from django.db import connection
+from django.db import connection, transaction
+
+# After a COPY of this many rows the table's planner statistics are refreshed (ANALYZE, once the rows are
+# committed): a table filled in one go has no statistics, or stale ones, until autovacuum gets to it (up to a
+# minute or more later), and meanwhile PostgreSQL picks plans for a handful of rows. Measured: a page of 1,000
+# ratings of a 100,000-rating batch took 290-410 ms right after the import (hash join of the whole batch and a
+# sort) and 2.7 ms once analysed (the (updated_at, id) index walked backwards). ANALYZE reads a fixed-size
+# sample (~0.15 s on 100k rows here), whatever the table's size.
+ANALYZE_AFTER_ROWS = 10_000
 
 
 def bulk_insert(model, fields: Sequence[str], rows: Iterable[Sequence]) -> None:
@@ -25,14 +33,19 @@ def bulk_insert(model, fields: Sequence[str], rows: Iterable[Sequence]) -> None:
     column_sql = ", ".join(connection.ops.quote_name(c) for c in columns)
     with connection.cursor() as cursor:
         if connection.vendor == "postgresql":
+            copied = 0
             with cursor.cursor.copy(f"COPY {table} ({column_sql}) FROM STDIN") as copy:
                 lines: list[str] = []
                 for row in rows:  # COPY's text format, built here: psycopg's write_row costs 8 µs a row
                     lines.append("\t".join(map(_copy_text, row)) + "\n")
                     if len(lines) == 5_000:
                         copy.write("".join(lines))
+                        copied += len(lines)
                         lines.clear()
                 copy.write("".join(lines))
+                copied += len(lines)
+            if copied >= ANALYZE_AFTER_ROWS:
+                transaction.on_commit(lambda: _analyze(table))
             return
         adapt = connection.ops.adapt_datetimefield_value
         if datetime_positions:
@@ -45,6 +58,11 @@ def bulk_insert(model, fields: Sequence[str], rows: Iterable[Sequence]) -> None:
         while chunk := list(islice(rows, per_statement)):
             values = ", ".join([one] * len(chunk))
             cursor.execute(f"INSERT INTO {table} ({column_sql}) VALUES {values}", [v for row in chunk for v in row])  # noqa: S608
+
+
+def _analyze(table: str) -> None:
+    with connection.cursor() as cursor:
+        cursor.execute(f"ANALYZE {table}")
 
 
 _COPY_ESCAPES = str.maketrans({"\\": "\\\\", "\t": "\\t", "\n": "\\n", "\r": "\\r"})

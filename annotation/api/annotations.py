@@ -15,6 +15,7 @@ from rest_framework import serializers, status, viewsets
 from rest_framework.response import Response
 
 from annotation.api import filters
+from annotation.api.annotation_rows import ROW_FIELDS, rating_dicts
 from annotation.api.errors import ApiError, ApiErrorsMixin, conflict, invalid, not_found
 from annotation.api.pagination import Pages
 from annotation.api.permissions import IsAnnotator, IsQualifiedOrFinishing, IsResearcherOrAnnotator, is_researcher
@@ -26,6 +27,7 @@ from annotation.models import Annotation, AnnotationEdit, Assignment
 from annotation.services import annotation_update
 from core.api_fields import StrictFloatField, StrictIntegerField
 from core.api_parsers import StrictJSONParser
+from core.api_renderers import FastJSONRenderer
 
 _SCORE_ERRORS = {name: "expected a whole number from 1 to 5" for name in ("invalid", "min_value", "max_value")}
 _CONFIDENCE_ERRORS = {name: "expected a number from 0 to 1" for name in ("invalid", "min_value", "max_value")}
@@ -137,7 +139,6 @@ _FILTERS = [
     OpenApiParameter("dialogue", str, description="only ratings of this dialogue (its id)"),
     OpenApiParameter("source", str, enum=list(Annotation.Source.values), description="how the rating arrived"),
     filters.SINCE,
-    *filters.PAGE_PARAMETERS,
 ]
 
 
@@ -146,8 +147,10 @@ class AnnotationViewSet(ApiErrorsMixin, viewsets.GenericViewSet):
     """Ratings: submitted through the queue, read and corrected by their annotator, read by researchers."""
 
     pagination_class = Pages
+    ordering = ("-updated_at", "-id")  # the index annotation_newest_change: a page costs the same at any depth
     serializer_class = AnnotationSerializer
     parser_classes = [StrictJSONParser]
+    renderer_classes = [FastJSONRenderer]  # pages of up to 1,000 ratings
     queryset = Annotation.objects.none()
 
     def get_permissions(self):
@@ -159,9 +162,12 @@ class AnnotationViewSet(ApiErrorsMixin, viewsets.GenericViewSet):
         rows = Annotation.objects.select_related("dialogue", "annotator").prefetch_related(
             Prefetch("edits", queryset=AnnotationEdit.objects.select_related("edited_by").order_by("-edited_at", "-pk"))
         )
+        return self._visible(rows).order_by("-updated_at", "-pk")
+
+    def _visible(self, rows):
         if not is_researcher(self.request):
             rows = rows.filter(annotator=self.request.user)  # blind annotation: only one's own ratings
-        return rows.order_by("-updated_at", "-pk")
+        return rows
 
     def _filtered(self, rows):
         params, researcher = self.request.query_params, is_researcher(self.request)
@@ -190,8 +196,8 @@ class AnnotationViewSet(ApiErrorsMixin, viewsets.GenericViewSet):
         examples=[OpenApiExample("rating", value=_ANNOTATION_EXAMPLE, response_only=True)],
     )
     def list(self, request):
-        page = self.paginate_queryset(self._filtered(self.get_queryset()))
-        return self.get_paginated_response(AnnotationSerializer(page, many=True).data)
+        rows = self._filtered(self._visible(Annotation.objects.all())).values(*ROW_FIELDS)
+        return self.get_paginated_response(rating_dicts(self.paginate_queryset(rows)))
 
     @extend_schema(
         summary="Submit your rating of the item the queue gave you (qualified annotators)",

@@ -226,6 +226,7 @@ class BatchViewSet(ApiErrorsMixin, mixins.CreateModelMixin, viewsets.GenericView
     """Batches: settings and counts for researchers; for annotators the batches open to them, with their progress."""
 
     pagination_class = Pages
+    ordering = ("name", "id")
     serializer_class = BatchSerializer
     queryset = Batch.objects.none()  # per role: get_queryset
 
@@ -255,7 +256,7 @@ class BatchViewSet(ApiErrorsMixin, mixins.CreateModelMixin, viewsets.GenericView
 
     @extend_schema(
         summary="List batches: all for researchers, those open to you for annotators (with your progress)",
-        parameters=[_STATUS, *filters.PAGE_PARAMETERS],
+        parameters=[_STATUS],
         responses={200: PolymorphicProxySerializer(
             component_name="BatchForRole", serializers=[BatchSerializer, BatchForAnnotatorSerializer],
             resource_type_field_name=None, many=True), **error_responses(400)},

@@ -111,6 +111,7 @@ class BatchDialogueViewSet(ApiErrorsMixin, viewsets.GenericViewSet):
 
     permission_classes = [IsResearcher]
     pagination_class = Pages
+    ordering = ("id",)
     serializer_class = DialogueSerializer
     queryset = Dialogue.objects.none()
     parser_classes = [MultiPartParser, FormParser]
@@ -125,7 +126,6 @@ class BatchDialogueViewSet(ApiErrorsMixin, viewsets.GenericViewSet):
         summary="A batch's dialogues in the seed A.3 input shape, with their rating counts (researchers)",
         parameters=[
             OpenApiParameter("q", str, description="only dialogues whose id, user utterance or response contain this"),
-            *filters.PAGE_PARAMETERS,
         ],
         responses={200: DialogueSerializer(many=True), **error_responses(404)},
         examples=[OpenApiExample("dialogue", value=_DIALOGUE_EXAMPLE, response_only=True)],

@@ -86,10 +86,6 @@ def username(params, name: str = "annotator", *, check: bool = True) -> str | No
     return value
 
 
-PAGE_PARAMETERS = [
-    OpenApiParameter("page", int, description="page number, from 1"),
-    OpenApiParameter("page_size", int, description="items per page (default 50, at most 500)"),
-]
 BATCH = OpenApiParameter("batch", int, description="only this batch (its id)")
 ANNOTATOR = OpenApiParameter("annotator", str, description="only this annotator (username)")
 SINCE = OpenApiParameter(

@@ -63,6 +63,7 @@ class FlagViewSet(ApiErrorsMixin, viewsets.GenericViewSet):
 
     permission_classes = [IsResearcher]
     pagination_class = Pages
+    ordering = ("-created_at", "-id")
     serializer_class = FlagSerializer
     parser_classes = [StrictJSONParser]
     queryset = QualityFlag.objects.none()
@@ -79,7 +80,6 @@ class FlagViewSet(ApiErrorsMixin, viewsets.GenericViewSet):
             OpenApiParameter("source", str, enum=[*QualityFlag.Source.values]),
             filters.BATCH,
             filters.ANNOTATOR,
-            *filters.PAGE_PARAMETERS,
         ],
         responses={200: FlagSerializer(many=True), **error_responses(400)},
         examples=[OpenApiExample("flag", value=_FLAG_EXAMPLE, response_only=True)],

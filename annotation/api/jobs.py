@@ -77,6 +77,7 @@ class JobViewSet(ApiErrorsMixin, viewsets.GenericViewSet):
 
     permission_classes = [IsAuthenticated]
     pagination_class = Pages
+    ordering = ("-created_at", "-id")
     serializer_class = JobSerializer
     queryset = Job.objects.none()
 
@@ -91,7 +92,6 @@ class JobViewSet(ApiErrorsMixin, viewsets.GenericViewSet):
         parameters=[
             OpenApiParameter("kind", str, description="only this kind, e.g. annotation.agreement_report"),
             OpenApiParameter("status", str, enum=[*Job.Status.values]),
-            *filters.PAGE_PARAMETERS,
         ],
         responses={200: JobSerializer(many=True), **error_responses(400)},
         examples=[OpenApiExample("job", value=JOB_EXAMPLE, response_only=True)],

@@ -101,6 +101,7 @@ class ReportViewSet(ApiErrorsMixin, viewsets.GenericViewSet):
 
     permission_classes = [IsResearcher]
     pagination_class = Pages
+    ordering = ("-created_at", "-id")
     serializer_class = ReportSerializer
     parser_classes = [StrictJSONParser]
     queryset = AgreementReport.objects.none()
@@ -110,7 +111,7 @@ class ReportViewSet(ApiErrorsMixin, viewsets.GenericViewSet):
 
     @extend_schema(
         summary="Stored agreement reports, newest first (researchers)",
-        parameters=[filters.BATCH, *filters.PAGE_PARAMETERS],
+        parameters=[filters.BATCH],
         responses={200: ReportSerializer(many=True), **error_responses(400)},
         examples=[OpenApiExample("report", value=_REPORT_EXAMPLE, response_only=True)],
     )

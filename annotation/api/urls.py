@@ -2,6 +2,7 @@
 
 from django.urls import path
 
+from annotation.api import exports
 from annotation.api.annotations import AnnotationViewSet
 from annotation.api.batches import BatchViewSet
 from annotation.api.dialogues import BatchDialogueViewSet
@@ -21,6 +22,12 @@ urlpatterns = [
     path("batches/<id:pk>/next/", QueueViewSet.as_view({"post": "next"}), name="batch-next"),
     path("batches/<id:pk>/reports/", ReportViewSet.as_view({"post": "create"}), name="batch-reports"),
     path("batches/<id:pk>/consensus/", ReportViewSet.as_view({"get": "consensus"}), name="batch-consensus"),
+    path("batches/<id:pk>/export/ratings.jsonl", exports.ratings_jsonl, name="batch-export-ratings-jsonl"),
+    path("batches/<id:pk>/export/ratings.csv", exports.ratings_csv, name="batch-export-ratings-csv"),
+    path("batches/<id:pk>/export/consensus.jsonl", exports.consensus_jsonl, name="batch-export-consensus-jsonl"),
+    path("batches/<id:pk>/export/consensus.csv", exports.consensus_csv, name="batch-export-consensus-csv"),
+    path("batches/<id:pk>/export/rejected.jsonl", exports.rejected_jsonl, name="batch-export-rejected-jsonl"),
+    path("batches/<id:pk>/export/rejected.csv", exports.rejected_csv, name="batch-export-rejected-csv"),
     path("annotations/", AnnotationViewSet.as_view(LIST_CREATE), name="annotations"),
     path("annotations/<id:pk>/", AnnotationViewSet.as_view(READ_CHANGE), name="annotation"),
     path("assignments/<id:pk>/skip/", QueueViewSet.as_view({"post": "skip"}), name="assignment-skip"),

@@ -4,7 +4,8 @@ The same files as the commands write (``export_annotations``, ``export_consensus
 defaults, ``kappa_calculator``), as JSONL or JSON downloads named after the batch; researchers only.
 Ratings and consensus also come as spreadsheets (``annotation.io.sheets``, ``--format xlsx|csv``):
 ratings.xlsx / ratings.csv; consensus.xlsx (a consensus and a rejected sheet); consensus.csv and
-rejected.csv. CSV is streamed; a workbook is written to a temporary file first (a zip is not streamed).
+rejected.csv. CSV and JSONL come from ``annotation.io.downloads`` (the API's exports send the same bytes), CSV and
+the ratings streamed; a workbook is written to a temporary file first (a zip is not streamed).
 The latest agreement report also comes as report.xlsx / report.csv: one row per axis with its CI and how the CI
 was computed (``annotation.dashboard.ci_method.REPORT_COLUMNS``: method, replicates, unit, level, coverage).
 """
@@ -12,7 +13,6 @@ was computed (``annotation.dashboard.ci_method.REPORT_COLUMNS``: method, replica
 from __future__ import annotations
 
 import json
-import re
 import tempfile
 from functools import wraps
 
@@ -22,18 +22,12 @@ from django.utils.http import content_disposition_header
 from django.views.decorators.http import require_GET
 
 from annotation.dashboard.ci_method import REPORT_COLUMNS, report_ci_method, report_sheet_rows
-from annotation.io import sheets
-from annotation.io.exports import annotation_lines
+from annotation.io import downloads, sheets
 from annotation.models import AgreementReport, Batch
-from annotation.review.selectors import batch_consensus
 from annotation.selectors import annotation_sheet_rows
 from core.permissions import researcher_required
 
-_encode = json.JSONEncoder(ensure_ascii=False, allow_nan=False).encode
-
-
-def _filename(batch: Batch, what: str, extension: str) -> str:
-    return re.sub(r"[^\w.-]", "_", f"{batch.name}-{what}") + extension
+_filename = downloads.filename
 
 
 def _attach(response, filename: str):
@@ -45,21 +39,12 @@ def _attach(response, filename: str):
 @require_GET
 def ratings(request, pk: int):
     batch = get_object_or_404(Batch, pk=pk)
-    lines = (line if line.endswith("\n") else line + "\n" for line in annotation_lines(batch_name=batch.name))
-    response = StreamingHttpResponse(lines, content_type="application/x-ndjson; charset=utf-8")
+    response = StreamingHttpResponse(downloads.ratings_jsonl(batch), content_type=downloads.JSONL_CONTENT_TYPE)
     return _attach(response, _filename(batch, "ratings", ".jsonl"))
 
 
-class _BadQuery(Exception):
-    pass
-
-
 def _include_llm(request) -> bool:
-    """``?include_llm=1``: the LLM raters' ratings count in the consensus, as ``export_consensus --include-llm``."""
-    value = request.GET.get("include_llm", "0")
-    if value not in ("0", "1"):
-        raise _BadQuery(f"include_llm={value!r}: accepted 0 (people only, the default) or 1 (with the LLM raters)")
-    return value == "1"
+    return downloads.include_llm(request.GET.get("include_llm"))
 
 
 def _plain_400(view):
@@ -69,14 +54,13 @@ def _plain_400(view):
     def wrapper(request, *args, **kwargs):
         try:
             return view(request, *args, **kwargs)
-        except _BadQuery as error:
+        except downloads.BadQuery as error:
             return HttpResponseBadRequest(str(error), content_type="text/plain; charset=utf-8")
 
     return wrapper
 
 
-def _what(part: str, include_llm: bool) -> str:
-    return f"{part}-with-llm" if include_llm else part
+_what = downloads.merged_name
 
 
 @researcher_required
@@ -89,17 +73,16 @@ def consensus(request, pk: int, part: str):
         raise Http404("consensus or rejected")
     include_llm = _include_llm(request)
     result = _merged(batch, include_llm)
-    rows = result.consensus if part == "consensus" else result.rejected
-    body = "".join(_encode(row) + "\n" for row in rows)
-    return _attach(HttpResponse(body, content_type="application/x-ndjson; charset=utf-8"),
+    body = "".join(downloads.merged_jsonl(result, part))
+    return _attach(HttpResponse(body, content_type=downloads.JSONL_CONTENT_TYPE),
                    _filename(batch, _what(part, include_llm), ".jsonl"))  # fmt: skip
 
 
 def _merged(batch: Batch, include_llm: bool = False):
-    merged = batch_consensus(batch, include_llm=include_llm)
+    merged = downloads.merged(batch, include_llm)
     if merged is None:
         raise Http404(f"batch {batch.name} has no ratings yet")
-    return merged[0]
+    return merged
 
 
 def _workbook(write, filename: str) -> FileResponse:
@@ -123,10 +106,10 @@ def _csv(chunks, filename: str) -> StreamingHttpResponse:
 def ratings_sheet(request, pk: int, file_format: str):
     """The ratings as ``export_annotations --format xlsx|csv`` writes them."""
     batch = get_object_or_404(Batch, pk=pk)
-    rows = annotation_sheet_rows(batch_name=batch.name)
     if file_format == "xlsx":
+        rows = annotation_sheet_rows(batch_name=batch.name)
         return _workbook(lambda handle: sheets.write_ratings_xlsx(rows, handle), _filename(batch, "ratings", ".xlsx"))
-    return _csv(sheets.iter_ratings_csv(rows), _filename(batch, "ratings", ".csv"))
+    return _csv(downloads.ratings_csv(batch), _filename(batch, "ratings", ".csv"))
 
 
 @researcher_required
@@ -142,9 +125,7 @@ def consensus_sheet(request, pk: int, part: str, file_format: str):
             lambda handle: sheets.write_consensus_xlsx(result.consensus, result.rejected, handle),
             _filename(batch, _what("consensus", include_llm), ".xlsx"),
         )
-    if part == "rejected":
-        return _csv(sheets.iter_rejected_csv(result.rejected), _filename(batch, _what("rejected", include_llm), ".csv"))
-    return _csv(sheets.iter_consensus_csv(result.consensus), _filename(batch, _what("consensus", include_llm), ".csv"))
+    return _csv(downloads.merged_csv(result, part), _filename(batch, _what(part, include_llm), ".csv"))
 
 
 def _latest_report(batch: Batch) -> AgreementReport:

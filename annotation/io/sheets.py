@@ -317,17 +317,8 @@ def csv_cell(value, column: str = "") -> str:
 
 def iter_csv(columns: Sequence[str], rows: Iterable[Sequence]) -> Iterator[str]:
     """A BOM and the header row, then the rows in chunks of ``CSV_CHUNK_ROWS`` (CRLF line ends)."""
-    buffer = io.StringIO()
-    writer = csv.writer(buffer, lineterminator="\r\n")
-    writer.writerow(columns)
-    yield BOM + buffer.getvalue()
-    block: list[list[str]] = []
-    for values in rows:
-        block.append([csv_cell(value, column) for value, column in zip(values, columns, strict=True)])
-        if len(block) >= CSV_CHUNK_ROWS:
-            yield _csv_text(buffer, writer, block)
-    if block:
-        yield _csv_text(buffer, writer, block)
+    cells = ([csv_cell(value, column) for value, column in zip(values, columns, strict=True)] for values in rows)
+    return _iter_rows_csv(columns, cells)
 
 
 def _csv_text(buffer: io.StringIO, writer, block: list[list[str]]) -> str:
@@ -339,7 +330,44 @@ def _csv_text(buffer: io.StringIO, writer, block: list[list[str]]) -> str:
 
 
 def iter_ratings_csv(rows: Iterable[Sequence]) -> Iterator[str]:
-    return iter_csv(RATING_COLUMNS, (rating_row(row) for row in rows))
+    """``iter_csv(RATING_COLUMNS, rating_row(row) ...)``, with the cells a rater's name, a time, a source and a set
+    of scores and confidences give written once however many ratings share them (100,000 ratings of one import
+    share a handful)."""
+    return _iter_rows_csv(RATING_COLUMNS, _rating_cells(rows))
+
+
+def _rating_cells(rows: Iterable[Sequence]) -> Iterator[list[str]]:
+    texts: dict = {}
+    numbers: dict[tuple, list[str]] = {}
+    columns = RATING_COLUMNS[4:]
+    for dialogue_id, annotator, stamp, source, seconds, *values in rows:
+        head = []
+        for value, column in ((annotator, "annotator_id"), (stamp, "timestamp"), (source, "source")):
+            key = (value, type(value), value.utcoffset() if isinstance(value, datetime) else None)
+            if (cell := texts.get(key)) is None:
+                shown = format_timestamp(value) if isinstance(value, datetime) else value
+                cell = texts[key] = csv_cell(shown, column)
+            head.append(cell)
+        values.append(seconds)
+        key = (*values, *map(type, values))  # 1 and 1.0 are equal keys but written differently
+        if (cells := numbers.get(key)) is None:
+            cells = numbers[key] = [csv_cell(value, column) for value, column in zip(values, columns, strict=True)]
+        yield [csv_cell(dialogue_id, "id"), *head, *cells]
+
+
+def _iter_rows_csv(columns: Sequence[str], cells: Iterable[list[str]]) -> Iterator[str]:
+    """As ``iter_csv`` for rows already made of cells."""
+    buffer = io.StringIO()
+    writer = csv.writer(buffer, lineterminator="\r\n")
+    writer.writerow(columns)
+    yield BOM + buffer.getvalue()
+    block: list[list[str]] = []
+    for row in cells:
+        block.append(row)
+        if len(block) >= CSV_CHUNK_ROWS:
+            yield _csv_text(buffer, writer, block)
+    if block:
+        yield _csv_text(buffer, writer, block)
 
 
 def iter_consensus_csv(consensus: Sequence[Mapping]) -> Iterator[str]:

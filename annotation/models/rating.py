@@ -61,7 +61,8 @@ class Annotation(models.Model):
         LLM = "llm", _("LLM rater")
 
     # No single-column indexes: (dialogue, annotator) and (annotator, created_at) below serve every lookup, and
-    # each index costs every bulk insert and delete of ratings.
+    # each index costs every bulk insert and delete of ratings. (updated_at, id) is the API's keyset order
+    # ("newest change first"): a page of the list, filtered or not, reads only its own rows at any depth.
     dialogue = models.ForeignKey(
         Dialogue, verbose_name=_("dialogue"), on_delete=models.PROTECT, related_name="annotations", db_index=False
     )
@@ -109,7 +110,10 @@ class Annotation(models.Model):
                 name="annotation_seconds_not_negative",
             ),
         ]
-        indexes = [models.Index(fields=["annotator", "created_at"])]
+        indexes = [
+            models.Index(fields=["annotator", "created_at"]),
+            models.Index(fields=["updated_at", "id"], name="annotation_newest_change"),
+        ]
 
     def __str__(self) -> str:
         return f"{self.dialogue_id} / {self.annotator_id}"

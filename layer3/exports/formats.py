@@ -3,6 +3,7 @@
 The formatters are generators of ``str`` chunks, meant for a streaming HTTP response:
 
 - ``iter_json(document, trials=None)``: the results document, with the raw trials when given;
+- ``iter_ndjson(trials)``: one trial per line with its metrics (the API's ``export/trials.jsonl``);
 - ``iter_csv(trials, bom=True)``: one row per trial, columns ``CSV_COLUMNS`` (with the judge of each
   judged block, ``gv_judge`` and ``w2wrSemantic_judge``, and the widget catalogue's
   ``diversity_availableWidgetCount`` and ``diversity_outOfCatalogue``);
@@ -22,7 +23,7 @@ from __future__ import annotations
 
 import re
 
-from layer3.exports.json_csv import CSV_COLUMNS, iter_csv, iter_json
+from layer3.exports.json_csv import CSV_COLUMNS, iter_csv, iter_json, iter_ndjson
 from layer3.exports.latex import iter_latex
 from layer3.exports.markdown import iter_markdown
 
@@ -47,6 +48,8 @@ __all__ = [
     "iter_json",
     "iter_latex",
     "iter_markdown",
+    "iter_ndjson",
+    "trials_filename",
 ]
 
 
@@ -62,7 +65,19 @@ def export_filename(batch_id: str, fmt: str, model_config: str | None = None) ->
     """
     if fmt not in FILE_EXTENSIONS:
         raise ValueError(f"unknown export format {fmt!r}; accepted: {', '.join(FORMATS)}")
+    return _stem(batch_id, model_config) + FILE_EXTENSIONS[fmt]
+
+
+def trials_filename(batch_id: str, extension: str, model_config: str | None = None) -> str:
+    """The per-trial files' names: ``layer3-<batch>[-<model config>].csv`` (the name ``export_filename`` gives the
+    CSV export, the same file) and ``.jsonl`` for the NDJSON one; ``extension`` is ``.csv`` or ``.jsonl``."""
+    if extension not in (".csv", ".jsonl"):
+        raise ValueError(f"unknown trials file extension {extension!r}; accepted: .csv, .jsonl")
+    return _stem(batch_id, model_config) + extension
+
+
+def _stem(batch_id: str, model_config: str | None) -> str:
     name = "layer3-" + _safe(batch_id)
     if model_config is not None:
         name += "-" + _safe(model_config)
-    return name + FILE_EXTENSIONS[fmt]
+    return name

@@ -1,4 +1,4 @@
-"""The raw exports of a batch's Layer3 results, JSON and CSV, streamed in ``str`` chunks (pure Python).
+"""The raw exports of a batch's Layer3 results, JSON, NDJSON and CSV, streamed in ``str`` chunks (pure Python).
 
 Both take the trials as an iterable that is read once, trial by trial: a batch of 100,000 trials is
 never held in memory, and the first chunk (the JSON head, the CSV header) is yielded before the
@@ -246,6 +246,15 @@ def trial_row(trial: dict) -> list[str]:
         metrics.get("evaluatorModel"),
     )
     return [_cell(value) for value in head] + [_cell(_read(metrics, reader)) for _, reader in CSV_METRIC_CELLS]
+
+
+def iter_ndjson(trials: Iterable[object]) -> Iterator[str]:
+    """One trial per line, ``{"id", "modelConfig", "layer3Metrics"}`` as the JSON export's ``trials`` hold them
+    (normalised: a judged block without judged items has null averages and rates), UTF-8, ``\n`` after each.
+
+    A NaN or infinity raises ``ValueError`` (JSON has no such numbers) when the generator reaches it.
+    """
+    yield from _in_chunks(_json(normalised_trial(trial), indent=None) + "\n" for trial in trials)
 
 
 def iter_csv(trials: Iterable[dict], *, bom: bool = True) -> Iterator[str]:

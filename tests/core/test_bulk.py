@@ -77,3 +77,30 @@ def test_bulk_update_json_sets_exactly_the_given_rows_with_awkward_content():
     bulk_update_json(TrialLog, "layer3_metrics", [(trials[0].pk, None)])
     assert TrialLog.objects.filter(layer3_metrics__isnull=True).count() == 3
     assert bulk_update_json(TrialLog, "layer3_metrics", []) == 0
+
+
+def _dialogue_rows(batch, n: int, prefix: str):
+    at = datetime(2026, 1, 2, tzinfo=UTC)
+    return ((f"{prefix}_{i}", "u", "r", "[]", batch.pk, at) for i in range(n))
+
+
+@pytest.mark.postgres
+def test_a_large_copy_refreshes_the_tables_statistics_once_committed(django_capture_on_commit_callbacks):
+    """Issue 31: right after a bulk load PostgreSQL has no statistics of the rows and plans for a handful."""
+    from django.db import connection
+
+    from core.bulk import ANALYZE_AFTER_ROWS
+
+    if connection.vendor != "postgresql":
+        pytest.skip("ANALYZE after COPY is PostgreSQL's")
+    fields = ["external_id", "user_text", "response_text", "context", "batch", "created_at"]
+    batch = Batch.objects.create(name="b")
+    with django_capture_on_commit_callbacks() as small:
+        bulk_insert(Dialogue, fields, _dialogue_rows(batch, ANALYZE_AFTER_ROWS - 1, "s"))
+    assert small == []
+    with django_capture_on_commit_callbacks(execute=True) as large:
+        bulk_insert(Dialogue, fields, _dialogue_rows(batch, ANALYZE_AFTER_ROWS, "l"))
+    assert len(large) == 1
+    with connection.cursor() as cursor:
+        cursor.execute("SELECT count(*) FROM pg_stats WHERE tablename = %s", [Dialogue._meta.db_table])
+        assert cursor.fetchone()[0] > 0

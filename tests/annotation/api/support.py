@@ -37,6 +37,19 @@ def token_client(user) -> Client:
     return Client(enforce_csrf_checks=True, headers={"Authorization": f"Token {key}"})
 
 
+def walk(client, url: str) -> list[dict]:
+    """Every row of a list, following its ``next`` links page by page (as a script does)."""
+    rows = []
+    while url:
+        response = client.get(url)
+        assert response.status_code == 200, response.content
+        body = response.json()
+        assert set(body) == {"next", "previous", "results"}
+        rows += body["results"]
+        url = body["next"]
+    return rows
+
+
 def post(client, url, body=None):
     return client.post(url, body if body is not None else {}, content_type="application/json")
 

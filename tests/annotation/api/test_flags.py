@@ -5,7 +5,7 @@ from django.contrib.auth.models import Group
 from django.utils import timezone
 
 from annotation.models import AgreementReport, QualityFlag, QualityFlagReview
-from tests.annotation.api.support import API, make_batch, patch, token_client
+from tests.annotation.api.support import API, make_batch, patch, token_client, walk
 
 pytestmark = pytest.mark.django_db
 
@@ -55,7 +55,8 @@ def test_flags_are_listed_with_their_batch_and_filtered(res, flags):
     assert ids("source=text_change") == [flags["text"].pk]
     assert ids(f"batch={first.pk}") == [flags["outlier"].pk] and ids(f"batch={second.pk}") == [flags["text"].pk]
     assert ids("annotator=ann_q2") == [flags["text"].pk]
-    assert ids("page_size=1&page=2") == [flags["outlier"].pk]
+    second = res.get(res.get(API + "flags/?page_size=1").json()["next"]).json()
+    assert [r["id"] for r in second["results"]] == [flags["outlier"].pk] and second["next"] is None
     assert res.get(API + "flags/?status=closed").json()["field"] == "status"
 
 
@@ -104,5 +105,5 @@ def test_a_review_accepts_only_status_and_note(res, reviewer, flags, body, field
 def test_a_missing_flag_is_404_and_tokens_work(res, reviewer, flags):
     assert patch(res, API + "flags/999/", {"status": "accepted"}).status_code == 404
     script = token_client(reviewer)
-    assert script.get(API + "flags/").json()["count"] == 2
+    assert len(walk(script, API + "flags/")) == 2
     assert patch(script, API + f"flags/{flags['text'].pk}/", {"status": "accepted"}).status_code == 200

@@ -7,7 +7,7 @@ from django.utils import timezone
 
 import annotation.job_handlers  # noqa: F401  (registers the annotation.agreement_report job kind)
 from core.models import Job
-from tests.annotation.api.support import API, logged_in, token_client
+from tests.annotation.api.support import API, logged_in, token_client, walk
 
 pytestmark = pytest.mark.django_db
 
@@ -52,7 +52,7 @@ def test_others_see_only_their_own_jobs(ann, jobs, outsider):
     response = ann.get(API + f"jobs/{done.pk}/")
     assert response.status_code == 404 and response.json()["success"] is False
     assert ann.get(API + f"jobs/{own.pk}/").json()["kind"] == "core.worker_ping"
-    assert logged_in(outsider).get(API + "jobs/").json()["count"] == 0
+    assert walk(logged_in(outsider), API + "jobs/") == []
 
 
 def test_filters_by_kind_and_status(res, jobs):
@@ -62,8 +62,9 @@ def test_filters_by_kind_and_status(res, jobs):
         str(done.pk)
     ]
     assert res.get(API + "jobs/?status=done").json()["field"] == "status"
-    assert res.get(API + "jobs/?page_size=1&page=2").json()["results"][0]["id"] == str(done.pk)
+    second = res.get(res.get(API + "jobs/?page_size=1").json()["next"]).json()
+    assert second["results"][0]["id"] == str(done.pk)
 
 
 def test_jobs_with_a_token(qualified, jobs):
-    assert token_client(qualified).get(API + "jobs/").json()["count"] == 1
+    assert len(walk(token_client(qualified), API + "jobs/")) == 1

@@ -9,7 +9,7 @@ from annotation.models import AgreementReport, Batch
 from annotation.services import agreement_report_create
 from core.job_runner import job_run
 from core.models import Job
-from tests.annotation.api.support import API, make_batch, post, token_client
+from tests.annotation.api.support import API, make_batch, post, token_client, walk
 from tests.annotation.conftest import dialogue, rating
 
 pytestmark = pytest.mark.django_db
@@ -42,7 +42,7 @@ def test_reports_are_listed_newest_first_with_kappas_and_filtered_by_batch(res, 
     row = body["results"][1]
     assert row["batch"] == batch.pk and row["created_by"] == "res_001" and row["parameters"]["n_boot"] == 0
     assert row["kappa"]["social"] == pytest.approx(older.axis_kappa("social")) and "report" not in row
-    assert res.get(API + "reports/").json()["count"] == 3
+    assert len(walk(res, API + "reports/")) == 3
     assert res.get(API + "reports/?batch=x").json()["field"] == "batch"
 
 
