@@ -3,7 +3,8 @@ database and a restart.
 
 Run from the project root: ``.venv/bin/python bench/startup.py`` (``--runs N``, default 5; ``--root DIR``
 measures another checkout of the project with this script; ``--postgres URL`` runs on PostgreSQL instead of
-SQLite, creating and dropping its own databases next to the one URL names; ``--workers N``, default 4).
+SQLite, creating and dropping its own databases next to the one URL names; ``--workers N``, default 4;
+``--no-preload`` starts gunicorn without ``--preload``, as the Procfile did before issue 31).
 
 Every figure is the median of ``--runs`` runs in new processes, measured in this run:
 
@@ -12,8 +13,8 @@ Every figure is the median of ``--runs`` runs in new processes, measured in this
 (b) ``manage.py migrate --verbosity 0`` on a database that is already migrated, the whole process's wall time
     (target: <= 1 s);
 (c) first start: on a new, empty database, ``manage.py migrate --no-input`` (every table created), then the web
-    server as the Procfile's ``web`` line starts it (gunicorn ``config.wsgi``, ``--workers`` sync workers,
-    DEBUG=0), until its first HTTP 200 of ``GET /login/``; wall time from launching ``migrate`` to that answer
+    server as the Procfile's ``web`` line starts it (gunicorn ``config.wsgi --preload``, ``--workers`` sync
+    workers, DEBUG=0), until its first HTTP 200 of ``GET /login/``; wall time from launching ``migrate`` to that answer
     (target: <= 3 s);
 (d) restart: the same web server started on a migrated database, until its first HTTP 200 of ``GET /login/``
     (target: <= 2 s).
@@ -98,12 +99,15 @@ def free_port() -> int:
         return probe.getsockname()[1]
 
 
+PRELOAD = ["--preload"]  # as the Procfile; [] with --no-preload
+
+
 def serve_until_ok(root: Path, env: dict, workers: int, log: Path) -> float:
     """Seconds from launching the web server to its first HTTP 200 of /login/; the server is stopped after."""
     port = free_port()
     url = f"http://127.0.0.1:{port}/login/"
     command = [sys.executable, "-m", "gunicorn", "config.wsgi", "--bind", f"127.0.0.1:{port}",
-               "--workers", str(workers), "--timeout", "60"]  # fmt: skip
+               "--workers", str(workers), "--timeout", "60", *PRELOAD]  # fmt: skip
     with log.open("w") as output:
         started = time.perf_counter()
         server = subprocess.Popen(command, cwd=root, env=env, stdout=output, stderr=subprocess.STDOUT)
@@ -179,7 +183,9 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--postgres", metavar="URL", help="a PostgreSQL database URL; new databases go beside it")
     parser.add_argument("--workers", type=int, default=4, help="gunicorn sync workers, as the Procfile (default 4)")
     parser.add_argument("--no-bytecode", action="store_true", help="every start compiles the project's modules")
+    parser.add_argument("--no-preload", action="store_true", help="gunicorn without --preload (08107f5's Procfile)")
     options = parser.parse_args(argv)
+    PRELOAD[:] = [] if options.no_preload else ["--preload"]
     root = options.root.resolve()
     with tempfile.TemporaryDirectory(prefix="bench-startup-") as tmp:
         folder = Path(tmp)
@@ -196,8 +202,9 @@ def main(argv: list[str] | None = None) -> int:
         server = {**env, "DEBUG": "0"}
         backend = "PostgreSQL" if options.postgres else "SQLite"
         bytecode = "compiled every start" if options.no_bytecode else "compiled once before the runs"
-        print(f"project {root}; Python {sys.version.split()[0]}; {backend}; bytecode {bytecode}; "
-              f"gunicorn {options.workers} sync workers; {options.runs} runs each")  # fmt: skip
+        gunicorn = f"gunicorn {options.workers} sync workers" + ("" if options.no_preload else " --preload")
+        print(f"project {root}; Python {sys.version.split()[0]}; {backend}; bytecode {bytecode}; {gunicorn}; "
+              f"{options.runs} runs each")  # fmt: skip
         try:
             migrated = databases.new("migrated")
             dev["DATABASE_URL"] = server["DATABASE_URL"] = migrated

@@ -45,6 +45,7 @@ from __future__ import annotations
 import abc
 import asyncio
 import contextlib
+import functools
 import logging
 import math
 import os
@@ -55,18 +56,22 @@ import uuid
 from collections.abc import AsyncIterator, Awaitable, Callable
 from urllib.parse import urlsplit
 
-import redis.asyncio as aioredis
-from redis.asyncio.retry import Retry
-from redis.backoff import ConstantBackoff
-from redis.exceptions import ConnectionError as RedisConnectionError
-from redis.exceptions import RedisError
-
 from llm.limits_scripts import ACQUIRE, PAUSE, RENEW, RESERVE
 
 logger = logging.getLogger("llm")
 
 MODES = ("process", "redis")
-REDIS_ERRORS = (RedisError, OSError)
+
+
+@functools.cache
+def redis_errors() -> tuple[type[Exception], ...]:
+    """What a failing Redis raises: redis-py's errors and the OS's. redis-py (40 ms) is imported with the
+    first ``RedisLimits``, not at every start of Django (``llm.services`` imports this module)."""
+    from redis.exceptions import RedisError
+
+    return (RedisError, OSError)
+
+
 LEASE_SECONDS = 30.0  # how long a concurrency lease lasts unless renewed (LLM_LIMITS_LEASE_SECONDS)
 DEFAULT_PREFIX = "jaiml:llm-limits:"
 WAITER_SECONDS = 2.0  # a waiter that has not asked for a slot for this long loses its place in the queue
@@ -183,6 +188,10 @@ class RedisLimits(Limits):
         self.abandoned = False  # set by FailSafeLimits: pending calls stop instead of each waiting on Redis
         # One quick retry, then the caller falls back (redis-py's default retries for seconds). Every
         # script may run twice: taking the same lease again is a no-op, a second start only wastes one.
+        import redis.asyncio as aioredis
+        from redis.asyncio.retry import Retry
+        from redis.backoff import ConstantBackoff
+
         self._redis = aioredis.Redis.from_url(
             url, socket_connect_timeout=2, socket_timeout=5, retry=Retry(ConstantBackoff(0.05), 1)
         )
@@ -198,6 +207,8 @@ class RedisLimits(Limits):
 
     def _check(self) -> None:
         if self.abandoned:
+            from redis.exceptions import ConnectionError as RedisConnectionError
+
             raise RedisConnectionError("the shared limits were given up for this run")
 
     async def acquire(self) -> object:
@@ -215,7 +226,7 @@ class RedisLimits(Limits):
                         async with asyncio.timeout(self.poll_seconds * random.uniform(1.0, 1.5)):  # noqa: S311
                             await self._freed.wait()
             except asyncio.CancelledError:
-                with contextlib.suppress(*REDIS_ERRORS):  # leave the queue now rather than in WAITER_SECONDS
+                with contextlib.suppress(*redis_errors()):  # leave the queue now rather than in WAITER_SECONDS
                     await self._redis.zrem(self.keys["queue"], token)
                 raise
         self._held.add(token)
@@ -237,7 +248,7 @@ class RedisLimits(Limits):
                 break
             try:
                 kept = await self._scripts["renew"](keys=[self.keys["leases"]], args=[self.lease_us, *tokens])
-            except REDIS_ERRORS as exc:
+            except redis_errors() as exc:
                 logger.warning("llm limits: could not renew %d lease(s) in Redis: %s", len(tokens), exc)
                 continue
             lost = len([t for t in tokens if t in self._held]) - int(kept)
@@ -269,9 +280,9 @@ class RedisLimits(Limits):
     async def close(self) -> None:
         if self._renewer is not None:
             self._renewer.cancel()
-            with contextlib.suppress(asyncio.CancelledError, *REDIS_ERRORS):
+            with contextlib.suppress(asyncio.CancelledError, *redis_errors()):
                 await self._renewer
-        with contextlib.suppress(*REDIS_ERRORS):
+        with contextlib.suppress(*redis_errors()):
             await self._redis.aclose()
 
 
@@ -301,7 +312,7 @@ class FailSafeLimits(Limits):
         if not self.failed:
             try:
                 return ("redis", await self.shared.acquire())
-            except REDIS_ERRORS as exc:
+            except redis_errors() as exc:
                 self._fall_back(exc)
         return ("process", await self.local.acquire())
 
@@ -312,7 +323,7 @@ class FailSafeLimits(Limits):
             return
         try:
             await self.shared.release(inner)
-        except REDIS_ERRORS as exc:  # the lease expires by itself
+        except redis_errors() as exc:  # the lease expires by itself
             self._fall_back(exc)
 
     async def ready(self) -> None:
@@ -320,7 +331,7 @@ class FailSafeLimits(Limits):
             try:
                 await self.shared.ready()
                 return
-            except REDIS_ERRORS as exc:
+            except redis_errors() as exc:
                 self._fall_back(exc)
         await self.local.ready()
 
@@ -329,7 +340,7 @@ class FailSafeLimits(Limits):
         if not self.failed:
             try:
                 await self.shared.pause(seconds)
-            except REDIS_ERRORS as exc:
+            except redis_errors() as exc:
                 self._fall_back(exc)
 
     async def close(self) -> None:

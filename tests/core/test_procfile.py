@@ -38,6 +38,7 @@ def test_the_procfile_runs_web_streams_worker_and_beat_on_the_project_apps():
     assert list(commands) == PROCESSES
     web = commands["web"]
     assert web[:2] == ["gunicorn", "config.wsgi"] and "${WEB_WORKERS:-4}" in web
+    assert "--preload" in web  # set up once, then forked: config/wsgi.py closes the connections first
     assert callable(importlib.import_module(web[1]).application)
     streams = _without_assignments(commands["streams"])
     assert "DB_CONN_MAX_AGE=0" in commands["streams"]  # Django under ASGI keeps no connection between requests

@@ -69,3 +69,11 @@ def _run(args: list[str]) -> str:
 )
 def test_a_started_process_runs_with_the_collector_on_and_start_up_frozen(args):
     assert _run(args) == "True True"
+
+
+def test_the_wsgi_application_leaves_no_database_connection_for_forked_workers_to_inherit():
+    code = (
+        "import config.wsgi; from django.db import connections; "
+        "print(all(c.connection is None for c in connections.all(initialized_only=True)))"
+    )
+    assert _run([sys.executable, "-c", code]) == "True"

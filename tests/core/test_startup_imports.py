@@ -9,7 +9,11 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[2]
 
 # scikit-learn, openai, scipy and pandas cost ~2 s together at every start of every process before issue 31.
-HEAVY = ("sklearn", "openai", "matplotlib", "sudachipy", "scipy", "statsmodels", "krippendorff", "openpyxl", "pandas")
+# redis-py (40 ms) only where Redis is used (llm.limits' RedisLimits, the health check).
+HEAVY = (
+    "sklearn", "openai", "matplotlib", "sudachipy", "scipy", "statsmodels", "krippendorff", "openpyxl", "pandas",
+    "redis",
+)  # fmt: skip
 
 SETUP = """
 import json, sys
