@@ -92,7 +92,7 @@ def check_value(raw: bytes, value: object) -> Finding | None:
         finding = _duplicate_key(raw)
         if finding:
             return finding
-    if _LONG_DIGITS.search(raw):
+    if _NINETEEN_DIGITS in raw.translate(_DIGITS_AS_ZERO):
         return _big_integer(raw)
     return None
 
@@ -102,7 +102,9 @@ _KEY = re.compile(rb'"\s*:')
 _ESCAPES = re.compile(rb"\\u(?:0000|[dD][89a-fA-F])")
 _SURROGATE = re.compile("[\ud800-\udfff]")
 # 19 digits or more may be beyond 64 bits (orjson reads such integers as floats): checked exactly.
-_LONG_DIGITS = re.compile(rb"\d{19}")
+# A run of 19 digits is a run of 19 zeros once every digit is a zero (one C pass; a regex \d{19} is 10x slower).
+_DIGITS_AS_ZERO = bytes.maketrans(b"123456789", b"000000000")
+_NINETEEN_DIGITS = b"0" * 19
 
 
 class _TooDeep(Exception):
@@ -159,11 +161,16 @@ def _depth_over(value, allowed: int) -> bool:
 # Whatever JSON whitespace (space, tab, newline, return) stands between a key's quote and its colon other
 # than none or one space starts with one of these: then the counting needs the full pattern.
 _UNUSUAL_SPACING = (b'"\t', b'"\n', b'"\r', b'"  ', b'" \t', b'" \n', b'" \r')
+_UNUSUAL = re.compile(rb'" ?[\t\n\r]|"  ')  # any of _UNUSUAL_SPACING, in one scan
 
 
 def _key_like(raw: bytes) -> int:
     """An upper bound of the keys written in ``raw``: every ``"`` followed by ``:``, whatever the spacing."""
-    if any(spacing in raw for spacing in _UNUSUAL_SPACING):  # unusual spacing: the full pattern
+    if b"\t" in raw or b"\r" in raw:  # a tab or return is whitespace here (JSON strings escape them)
+        unusual = _UNUSUAL.search(raw) is not None
+    else:  # the patterns left: cheaper as three scans than as one regex
+        unusual = b'"  ' in raw or b'"\n' in raw or b'" \n' in raw
+    if unusual:  # unusual spacing: the full pattern
         return len(_KEY.findall(raw))
     return raw.count(b'":') + raw.count(b'" :')
 
