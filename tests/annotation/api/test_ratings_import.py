@@ -101,7 +101,7 @@ def test_bad_lines_are_located_and_nothing_is_stored(en):
 
 
 def test_problems_are_capped_with_their_total(en):
-    batch = make_batch("b")
+    make_batch("b")
     response = _post(en, ["[]"] * 150)
     body = response.json()
     assert response.status_code == 400 and body["total"] == 150 and body["truncated"] is True
@@ -109,7 +109,7 @@ def test_problems_are_capped_with_their_total(en):
 
 
 def test_problems_in_japanese_by_default(res):
-    batch = make_batch("b")
+    make_batch("b")
     response = _post(res, [rating(0, "ann_imp", id="missing")])
     assert response.status_code == 400
     assert "対話 ID 'missing' は登録されていません" in response.json()["problems"][0]["message"]
@@ -124,7 +124,8 @@ def test_a_differing_rating_needs_update_and_keeps_its_history(en, researcher):
     assert "use update=true to replace the stored rating" in refused.json()["problems"][0]["message"]
     assert Annotation.objects.filter(social_score=5).count() == 0
     dry = _post(en, changed, "?update=true&dry_run=true")
-    assert dry.status_code == 200 and dry.json()["updated"] == 2 and Annotation.objects.filter(social_score=5).count() == 0
+    assert dry.status_code == 200 and dry.json()["updated"] == 2
+    assert Annotation.objects.filter(social_score=5).count() == 0
     done = _post(en, changed, "?update=1")
     assert done.status_code == 201 and done.json()["updated"] == 2
     assert Annotation.objects.filter(social_score=5).count() == 2
@@ -133,7 +134,7 @@ def test_a_differing_rating_needs_update_and_keeps_its_history(en, researcher):
 
 
 def test_batch_restricts_the_import_to_its_dialogues(en):
-    batch, other = make_batch("b", n_items=2), make_batch("o", n_items=1)
+    batch, _other = make_batch("b", n_items=2), make_batch("o", n_items=1)
     rows = [*_rows(batch, n=2), rating(0, "ann_imp", id="o_000")]
     response = _post(en, rows, f"?batch={batch.pk}")
     assert response.status_code == 400

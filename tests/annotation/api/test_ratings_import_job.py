@@ -10,7 +10,7 @@ from annotation.io import rating_uploads
 from annotation.models import Annotation
 from core.job_runner import job_run
 from core.models import Job
-from tests.annotation.api.support import API, make_batch, logged_in
+from tests.annotation.api.support import API, logged_in, make_batch
 from tests.annotation.conftest import rating
 
 URL = API + "annotations/import/"
@@ -63,7 +63,7 @@ def test_a_worker_refuses_a_large_file_with_problems_and_stores_nothing(
     celery_worker, researcher, small_threshold, settings
 ):
     client = logged_in(researcher)
-    batch = make_batch("big", n_items=10)
+    make_batch("big", n_items=10)
     rows = [rating(0, "ann_x", id=f"big_{i:03d}") for i in range(10)]
     rows[4]["confidence"]["self"] = 2
     rows[7] = "not json"
