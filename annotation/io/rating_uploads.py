@@ -105,7 +105,9 @@ def ratings_upload_import(
         )  # fmt: skip
     except InputError as exc:
         names = {str(upload.path): upload.name}
-        rows = [problem_row(p, names=names) for p in exc.problems]
+        # In the file's order (the checks of the values come after the checks of each line's fields).
+        ordered = sorted(exc.problems, key=lambda p: (p.file, p.line or 0))
+        rows = [problem_row(p, names=names) for p in ordered]
         raise UploadRejected(rows, truncated=exc.truncated, total=exc.total) from None
     except IntegrityError:
         # Another request stored a rating of the same item and annotator meanwhile: nothing of this file was.
