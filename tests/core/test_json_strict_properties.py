@@ -198,3 +198,28 @@ def test_a_key_given_twice_is_always_refused(others, key, first, second, escaped
     for _level in range(depth):
         text = '{"wrap":' + before + "[" + text + "]}"
     assert _refused(text.encode("utf-8", "surrogatepass"))[0].template == DUPLICATE_KEY
+
+
+@pytest.mark.parametrize(
+    ("raw", "path"),
+    [
+        (b'{"a": 1, "b": 12345678901234567890}', "$.b"),
+        (b'{"a": "1234567890123456789012", "b": [99999999999999999999]}', "$.b[0]"),
+        (b'{"a"\t: 1, "a": 2}', "$"),
+        (b'{"a"\r\n: 1, "a" : 2}', "$"),
+        (b'{"a"  : 1, "a": 2}', "$"),
+        (b'{"a" \n: 1, "a": 2}', "$"),
+    ],
+)
+def test_the_fast_pre_checks_still_send_big_integers_and_repeated_keys_to_the_exact_checks(raw, path):
+    from core.json_strict import check_text
+
+    value, finding = check_text(raw)
+    assert value is None and finding is not None and finding.path == path
+
+
+def test_nineteen_digits_in_a_string_or_below_64_bits_are_accepted():
+    from core.json_strict import check_text
+
+    value, finding = check_text(b'{"a": "12345678901234567890", "b": 9223372036854775807, "c": -9223372036854775808}')
+    assert finding is None and value["b"] == 2**63 - 1
