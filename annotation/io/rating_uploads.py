@@ -18,7 +18,7 @@ from django.conf import settings
 from django.db import IntegrityError
 from django.urls import reverse
 from django.utils.translation import gettext as _
-from django.utils.translation import gettext_lazy, gettext_noop, pgettext
+from django.utils.translation import gettext_lazy, gettext_noop, ngettext, pgettext
 
 from annotation.io.imports import ImportSummary, annotations_import
 from annotation.models import Batch
@@ -181,10 +181,18 @@ def ratings_summary_text(result: dict) -> str:
     else:
         text = _("%(file)s: %(created)s ratings stored, %(updated)s replaced, %(unchanged)s stored already.")
     text %= values
-    if result.get("users_created"):
-        accounts = _("%(users_created)s annotator accounts were created for annotator ids seen only in the file.")
+    if n := result.get("users_created"):
+        accounts = ngettext(
+            "%(users_created)s annotator account was created for an annotator id seen only in the file.",
+            "%(users_created)s annotator accounts were created for annotator ids seen only in the file.",
+            n,
+        )
         if result.get("dry_run"):
-            accounts = _("%(users_created)s annotator accounts would be created.")
+            accounts = ngettext(
+                "%(users_created)s annotator account would be created.",
+                "%(users_created)s annotator accounts would be created.",
+                n,
+            )
         text = pgettext("two sentences", "%(first)s %(second)s") % {"first": text, "second": accounts % values}
     return text
 

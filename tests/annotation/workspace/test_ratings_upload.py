@@ -46,7 +46,7 @@ def test_a_good_file_is_stored_with_a_summary(researcher_client, batch):
     assert Annotation.objects.filter(dialogue__external_id="dialogue_003").count() == 1
     page = researcher_client.get(response["Location"]).content.decode()
     assert "ratings.jsonl: 2 ratings stored, 0 replaced, 0 stored already." in page
-    assert "1 annotator accounts were created" in page
+    assert "1 annotator account was created for an annotator id seen only in the file." in page
     assert _kept() == []
 
 
@@ -56,7 +56,7 @@ def test_a_dry_run_stores_nothing_and_says_what_would_be_stored(researcher_clien
     assert response.status_code == 302 and Annotation.objects.count() == before
     page = researcher_client.get(response["Location"]).content.decode()
     assert "Dry run of ratings.jsonl, nothing was stored: 1 new ratings" in page
-    assert "1 annotator accounts would be created." in page
+    assert "1 annotator account would be created." in page
 
 
 def test_problems_are_listed_located_and_escaped_and_nothing_is_stored(researcher_client, batch):
