@@ -110,10 +110,10 @@ def ratings_upload_import(
         rows = [problem_row(p, names=names) for p in ordered]
         raise UploadRejected(rows, truncated=exc.truncated, total=exc.total) from None
     except IntegrityError:
-        # Another request stored a rating of the same item and annotator meanwhile: nothing of this file was.
+        # Another request stored a rating of the same item and annotator, or deleted a dialogue, meanwhile.
         template = gettext_noop(
-            "a rating in this file was stored by someone else while it was being imported; nothing was stored, "
-            "upload the file again"
+            "the stored ratings or dialogues changed while this file was being imported (another upload or a "
+            "deletion at the same time); nothing was stored, upload the file again"
         )
         raise UploadRejected([problem_row(Problem.of(upload.name, None, "$", template))]) from None
 

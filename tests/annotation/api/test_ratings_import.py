@@ -249,3 +249,17 @@ def test_a_large_file_becomes_a_job(en, settings, tmp_path, monkeypatch, django_
     kept = tmp_path / body["params"]["file"]
     assert kept.is_file(), "the file is kept until the job ends"
     assert queued == [body["id"]] and not Annotation.objects.exists()
+
+
+def test_a_conflict_with_a_concurrent_write_is_a_problem_not_a_500(en, monkeypatch):
+    from django.db import IntegrityError
+
+    def conflicting(**kwargs):
+        raise IntegrityError("duplicate key value violates unique constraint")
+
+    monkeypatch.setattr(rating_uploads, "annotations_import", conflicting)
+    batch = make_batch("b")
+    response = _post(en, _rows(batch))
+    assert response.status_code == 400
+    (problem,) = response.json()["problems"]
+    assert problem["file"] == "body" and "changed while this file was being imported" in problem["message"]
