@@ -45,6 +45,7 @@ from core.jsonl import check_batch_name, report_files_without_records
 from core.roles import ANNOTATOR
 
 CHUNK = 5_000
+BY_BATCH = 1_000  # from this many dialogue ids on, a batch's dialogues are read whole rather than id by id
 INSERT_BATCH = 2_000
 
 
@@ -305,13 +306,14 @@ def annotations_import(
 def _dialogues_of(records: Sequence[AnnotationRecord], batch: Batch | None) -> tuple[dict[str, int], dict[str, int]]:
     """``({external id: pk}, {external id: batch pk})`` of the records' dialogues that are stored.
 
-    Restricted to a batch, its own dialogues are read by batch (one index range), and only the ids
-    not among them are looked up one by one, to name the batch they belong to.
+    Restricted to a batch, a large file's dialogues are read by batch (one index range instead of an
+    index probe per id), and only the ids not among them are looked up one by one, to name the batch
+    they belong to.
     """
     wanted = sorted({r.id for r in records})
     pks: dict[str, int] = {}
     batches: dict[str, int] = {}
-    if batch is not None:
+    if batch is not None and len(wanted) >= BY_BATCH:
         wanted_set = set(wanted)
         for external_id, pk in (
             Dialogue.objects.filter(batch=batch).values_list("external_id", "id").iterator(chunk_size=CHUNK)
