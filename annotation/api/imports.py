@@ -184,6 +184,7 @@ class RatingsImportViewSet(ApiErrorsMixin, viewsets.GenericViewSet):
                                  examples=[OpenApiExample("problems", value=_PROBLEMS_EXAMPLE)]),
             413: OpenApiResponse(ErrorSerializer, description="the upload is over UPLOAD_MAX_BYTES_RATINGS; "
                                  "nothing was stored"),
+            411: OpenApiResponse(ErrorSerializer, description="a chunked body without Content-Length"),
             415: OpenApiResponse(ErrorSerializer, description="a body of another media type"),
             **error_responses(),
         },
@@ -227,6 +228,12 @@ class RatingsImportViewSet(ApiErrorsMixin, viewsets.GenericViewSet):
     def _body(self, request) -> RatingsUpload:
         raw = request._request  # read as a stream: never the whole body in memory
         length = raw.META.get("CONTENT_LENGTH") or "0"
+        if length == "0" and "chunked" in raw.META.get("HTTP_TRANSFER_ENCODING", "").lower():
+            # The WSGI request reads as many bytes as Content-Length says: a chunked body would read as empty.
+            raise ApiError(
+                "send the body with a Content-Length header (a chunked body is not read) or as the multipart "
+                "field 'file'", code=status.HTTP_411_LENGTH_REQUIRED, field="Content-Length",
+            )  # fmt: skip
         if length.isdigit() and int(length) > limit_bytes(UPLOAD_SETTING):
             raise _TooLarge(UploadTooLarge(setting=UPLOAD_SETTING, size=int(length), names=[BODY_NAME]))
         try:

@@ -263,3 +263,8 @@ def test_a_conflict_with_a_concurrent_write_is_a_problem_not_a_500(en, monkeypat
     assert response.status_code == 400
     (problem,) = response.json()["problems"]
     assert problem["file"] == "body" and "changed while this file was being imported" in problem["message"]
+
+
+def test_a_chunked_body_without_a_length_is_411_not_an_empty_file(en):
+    response = en.generic("POST", URL, b"", CONTENT_TYPE="application/x-ndjson", HTTP_TRANSFER_ENCODING="chunked")
+    assert response.status_code == 411 and response.json()["field"] == "Content-Length"
