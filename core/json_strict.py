@@ -58,8 +58,11 @@ INT_RANGE = gettext_noop(
 )
 
 
-def check_text(raw: bytes, *, strip_bom: bool = True) -> tuple[object, Finding | None]:
-    """``raw`` parsed and checked: ``(value, None)``, ``(None, finding)``, or ``(BLANK, None)`` when blank."""
+def check_text(raw: bytes, *, strip_bom: bool = True, plain: bool = False) -> tuple[object, Finding | None]:
+    """``raw`` parsed and checked: ``(value, None)``, ``(None, finding)``, or ``(BLANK, None)`` when blank.
+
+    ``plain``: ``raw`` is part of a text that ``is_plain`` found plain (its cheap scans are skipped).
+    """
     if strip_bom and raw.startswith(b"\xef\xbb\xbf"):
         raw = raw[3:]
     try:
@@ -70,12 +73,30 @@ def check_text(raw: bytes, *, strip_bom: bool = True) -> tuple[object, Finding |
             return None, finding
         if value is BLANK:
             return BLANK, None
-    finding = check_value(raw, value)
+    finding = check_value(raw, value, plain=plain)
     return (None, finding) if finding else (value, None)
 
 
-def check_value(raw: bytes, value: object) -> Finding | None:
-    """What the rules above refuse in ``value``, parsed from ``raw`` (the text, for the cheap pre-checks)."""
+def is_plain(text: bytes) -> bool:
+    """Whether ``text`` (many lines at once) holds no escape of a NUL or surrogate, no whitespace between a key's
+    quote and its colon other than none or one space, and no run of 19 digits: then none of its lines does, and
+    ``check_value(..., plain=True)`` need not scan each line for them (a few scans of the whole text in C)."""
+    return not (
+        (b"\\u" in text and _ESCAPES.search(text))
+        or b"\t" in text
+        or b"\r" in text
+        or b'"  ' in text
+        or b'"\n' in text
+        or b'" \n' in text
+        or _NINETEEN_DIGITS in text.translate(_DIGITS_AS_ZERO)
+    )
+
+
+def check_value(raw: bytes, value: object, *, plain: bool = False) -> Finding | None:
+    """What the rules above refuse in ``value``, parsed from ``raw`` (the text, for the cheap pre-checks).
+
+    ``plain``: ``raw`` is part of a text that ``is_plain`` found plain.
+    """
     kind = type(value)
     if kind is dict or kind is list:
         try:
@@ -84,6 +105,10 @@ def check_value(raw: bytes, value: object) -> Finding | None:
             return Finding.at(_short(_deep_path(value)), TOO_DEEP, limit=MAX_DEPTH)
     else:
         keys = 0
+    if plain:  # keys are written as "key": or "key" : and no escape nor long number needs a look
+        if raw.count(b'":') + raw.count(b'" :') > keys:
+            return _duplicate_key(raw)
+        return None
     if _ESCAPES.search(raw):
         finding = _unsafe_text(value)
         if finding:

@@ -18,7 +18,7 @@ from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 
-from core.json_strict import BLANK, check_text
+from core.json_strict import BLANK, check_text, is_plain
 from core.names import batch_name_problem
 
 MAX_PROBLEMS = 100
@@ -132,8 +132,8 @@ def read_jsonl(path: str | Path) -> Iterator[tuple[int, object]]:
     """
     name = str(path)
     with open(path, "rb") as handle:
-        for number, raw in enumerate(handle, start=1):
-            value, finding = check_text(raw, strip_bom=number == 1)
+        for number, raw, plain in _numbered_lines(handle):
+            value, finding = check_text(raw, strip_bom=number == 1, plain=plain)
             if finding is not None:
                 yield number, Problem.of(name, number, finding.path, finding.template, **finding.params)
             elif value is BLANK:
@@ -151,6 +151,20 @@ def read_jsonl(path: str | Path) -> Iterator[tuple[int, object]]:
                 )
             else:
                 yield number, value
+
+
+BLOCK_BYTES = 4 * 1024 * 1024  # lines read (and pre-scanned, ``core.json_strict.is_plain``) at once
+
+
+def _numbered_lines(handle) -> Iterator[tuple[int, bytes, bool]]:
+    """``(line number, line, plain)`` of a binary file, read in blocks of whole lines; ``plain`` when the block
+    the line is in passed ``is_plain`` (its lines need not be scanned one by one)."""
+    number = 0
+    while lines := handle.readlines(BLOCK_BYTES):
+        plain = is_plain(b"".join(lines))
+        for raw in lines:
+            number += 1
+            yield number, raw, plain
 
 
 def describe_value(value) -> str:
