@@ -12,6 +12,7 @@ class AnnotationConfig(AppConfig):
         from annotation import demo, job_handlers  # noqa: F401  (job_handlers registers job kinds)
         from annotation.audits.calibration import batch_calibrations
         from annotation.collection import training_demo
+        from annotation.io import rating_uploads  # noqa: F401  (registers annotation.ratings_upload)
         from annotation.spreadsheets import upload_jobs as _sheet_jobs  # noqa: F401  (annotation.sheet_upload)
         from annotation.workspace import upload_jobs  # noqa: F401  (registers annotation.dialogues_upload)
         from core.demo import register_demo_part

@@ -193,6 +193,7 @@ try:
     UPLOAD_MAX_BYTES_TRIALS = env_int("UPLOAD_MAX_BYTES_TRIALS", 50 * 1024 * 1024, minimum=1)
     UPLOAD_MAX_BYTES_DIALOGUES = env_int("UPLOAD_MAX_BYTES_DIALOGUES", 50 * 1024 * 1024, minimum=1)
     UPLOAD_MAX_BYTES_SPREADSHEET = env_int("UPLOAD_MAX_BYTES_SPREADSHEET", 50 * 1024 * 1024, minimum=1)
+    UPLOAD_MAX_BYTES_RATINGS = env_int("UPLOAD_MAX_BYTES_RATINGS", 50 * 1024 * 1024, minimum=1)  # ratings JSONL
     UPLOAD_MAX_BYTES_GOLD = env_int("UPLOAD_MAX_BYTES_GOLD", 20 * 1024 * 1024, minimum=1)
     UPLOAD_MAX_BYTES_RULES = env_int("UPLOAD_MAX_BYTES_RULES", 256 * 1024, minimum=1)
     # core.upload_limits counts each file as it streams in and drops it past its limit; below it Django

@@ -35,15 +35,10 @@ def bulk_insert(model, fields: Sequence[str], rows: Iterable[Sequence]) -> None:
         if connection.vendor == "postgresql":
             copied = 0
             with cursor.cursor.copy(f"COPY {table} ({column_sql}) FROM STDIN") as copy:
-                lines: list[str] = []
-                for row in rows:  # COPY's text format, built here: psycopg's write_row costs 8 µs a row
-                    lines.append("\t".join(map(_copy_text, row)) + "\n")
-                    if len(lines) == 5_000:
-                        copy.write("".join(lines))
-                        copied += len(lines)
-                        lines.clear()
-                copy.write("".join(lines))
-                copied += len(lines)
+                rows = iter(rows)
+                while block := list(islice(rows, COPY_BLOCK)):
+                    copy.write(_copy_block(block, len(columns)))
+                    copied += len(block)
             if copied >= ANALYZE_AFTER_ROWS:
                 transaction.on_commit(lambda: _analyze(table))
             return
@@ -74,6 +69,47 @@ def _sqlite_parameters() -> int:
 
     connection.ensure_connection()
     return connection.connection.getlimit(sqlite3.SQLITE_LIMIT_VARIABLE_NUMBER)
+
+
+COPY_BLOCK = 20_000  # rows built and sent at once
+
+
+def _copy_block(rows: list, width: int) -> str:
+    """``rows`` in COPY's text format, built column by column: psycopg's write_row costs 8 µs a row, and
+    ``_copy_text`` called per value 0.5 µs; a column of one type converts in C (``map(str, ...)``), and a
+    column equal to the one before it (``updated_at`` = ``created_at``) is converted once."""
+    if set(map(len, rows)) != {width}:
+        raise ValueError(f"bulk_insert rows must have {width} values each")
+    texts: list[list[str]] = []
+    previous: tuple | None = None
+    for values in zip(*rows, strict=True):
+        kinds = frozenset(map(type, values))
+        if previous is not None and previous[1] == kinds and previous[0] == values:
+            texts.append(texts[-1])
+        else:
+            texts.append(_column_texts(values, kinds))
+        previous = (values, kinds)
+    return "\n".join(map("\t".join, zip(*texts, strict=True))) + "\n"
+
+
+_NONE = type(None)
+_ESCAPED = ("\\", "\t", "\n", "\r")
+
+
+def _column_texts(values: tuple, kinds: frozenset) -> list[str]:
+    """Each value of one column as ``_copy_text`` gives it (the common types converted in C)."""
+    if kinds <= {int}:  # bool is not int here: type(True) is bool
+        return list(map(str, values))
+    if kinds <= {int, float}:
+        return list(map(repr, values))
+    if kinds <= {int, float, _NONE}:
+        return ["\\N" if value is None else repr(value) for value in values]
+    if kinds == {str}:
+        joined = "".join(values)
+        return list(values) if not any(c in joined for c in _ESCAPED) else list(map(_copy_text, values))
+    if kinds == {datetime} and all(value.tzinfo is not None for value in values):
+        return list(map(datetime.isoformat, values))
+    return list(map(_copy_text, values))
 
 
 def _copy_text(value) -> str:

@@ -88,9 +88,10 @@ class Problem:
 class InputError(Exception):
     """Input that cannot be stored; ``problems`` says where and why."""
 
-    def __init__(self, problems: list[Problem], *, truncated: bool = False) -> None:
+    def __init__(self, problems: list[Problem], *, truncated: bool = False, total: int | None = None) -> None:
         self.problems = problems
         self.truncated = truncated
+        self.total = max(total or 0, len(problems))  # how many were found (``problems`` stops at a limit)
         more = " (more not shown)" if truncated else ""
         super().__init__(f"{len(problems)} problem(s){more}:\n" + "\n".join(f"  {p}" for p in problems))
 
@@ -120,7 +121,7 @@ class ProblemLog:
 
     def raise_if_any(self) -> None:
         if self.problems:
-            raise InputError(self.problems, truncated=self.truncated)
+            raise InputError(self.problems, truncated=self.truncated, total=sum(self.counts.values()))
 
 
 def read_jsonl(path: str | Path) -> Iterator[tuple[int, object]]:

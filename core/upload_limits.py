@@ -38,6 +38,8 @@ ROUTE_LIMITS = {
     "annotation:gold-items": "UPLOAD_MAX_BYTES_GOLD",  # /training/gold/
     "annotation:sheet": "UPLOAD_MAX_BYTES_SPREADSHEET",  # an annotator's filled sheet
     "annotation:batch-sheet": "UPLOAD_MAX_BYTES_SPREADSHEET",  # a researcher's upload of anyone's sheet
+    "annotation-api:annotations-import": "UPLOAD_MAX_BYTES_RATINGS",  # POST /api/v1/annotation/annotations/import/
+    "annotation:batch-ratings": "UPLOAD_MAX_BYTES_RATINGS",  # the batch page's "upload ratings"
     "director:stats-compare": "UPLOAD_MAX_BYTES_RULES",  # the Director's rules comparison
 }
 SETTINGS = tuple(dict.fromkeys(ROUTE_LIMITS.values()))

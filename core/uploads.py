@@ -15,7 +15,7 @@ from pathlib import Path
 
 from django.conf import settings
 
-from core.upload_limits import RefusedUpload
+from core.upload_limits import RefusedUpload, UploadTooLarge, limit_bytes
 
 
 @dataclass(frozen=True)
@@ -56,6 +56,37 @@ def upload_keep(uploaded, *, folder: Path, default_name: str) -> KeptUpload:
     if last != b"\n":
         lines += 1  # a last line without a newline
     return KeptUpload(path=path, name=Path(uploaded.name or path.name).name, size=size, lines=lines, head=head)
+
+
+def stream_keep(read, *, folder: Path, name: str, setting: str) -> KeptUpload:
+    """Copy a request body (``read(n)`` until it returns ``b""``) into a new folder under ``VAR_DIR/folder``, counting
+    as it goes, as ``upload_keep`` does for a form's file. Past ``setting``'s limit the copy is removed and
+    ``UploadTooLarge`` raised: nothing is kept."""
+    limit = limit_bytes(setting)
+    target = Path(settings.VAR_DIR) / folder / uuid.uuid4().hex
+    target.mkdir(parents=True, mode=0o700)
+    path = target / safe_name(name, "upload")
+    size = lines = 0
+    head, last = b"", b"\n"
+    try:
+        with path.open("wb") as handle:
+            while chunk := read(CHUNK_BYTES):
+                size += len(chunk)
+                if size > limit:
+                    raise UploadTooLarge(setting=setting, size=size, names=[name])
+                handle.write(chunk)
+                lines += chunk.count(b"\n")
+                head = head or chunk[:4]
+                last = chunk[-1:]
+    except BaseException:
+        shutil.rmtree(target, ignore_errors=True)
+        raise
+    if last != b"\n":
+        lines += 1  # a last line without a newline
+    return KeptUpload(path=path, name=name, size=size, lines=lines, head=head)
+
+
+CHUNK_BYTES = 256 * 1024
 
 
 def upload_discard(path: Path, *, folder: Path) -> None:

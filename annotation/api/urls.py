@@ -7,6 +7,7 @@ from annotation.api.annotations import AnnotationViewSet
 from annotation.api.batches import BatchViewSet
 from annotation.api.dialogues import BatchDialogueViewSet
 from annotation.api.flags import FlagViewSet
+from annotation.api.imports import RatingsImportViewSet
 from annotation.api.jobs import JobViewSet
 from annotation.api.queue import QueueViewSet
 from annotation.api.reports import ReportViewSet
@@ -29,6 +30,7 @@ urlpatterns = [
     path("batches/<id:pk>/export/rejected.jsonl", exports.rejected_jsonl, name="batch-export-rejected-jsonl"),
     path("batches/<id:pk>/export/rejected.csv", exports.rejected_csv, name="batch-export-rejected-csv"),
     path("annotations/", AnnotationViewSet.as_view(LIST_CREATE), name="annotations"),
+    path("annotations/import/", RatingsImportViewSet.as_view({"post": "create"}), name="annotations-import"),
     path("annotations/<id:pk>/", AnnotationViewSet.as_view(READ_CHANGE), name="annotation"),
     path("assignments/<id:pk>/skip/", QueueViewSet.as_view({"post": "skip"}), name="assignment-skip"),
     path("reports/", ReportViewSet.as_view({"get": "list"}), name="reports"),

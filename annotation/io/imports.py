@@ -9,6 +9,7 @@ from __future__ import annotations
 import json
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
+from operator import itemgetter
 from pathlib import Path
 from typing import NamedTuple
 
@@ -44,6 +45,7 @@ from core.jsonl import check_batch_name, report_files_without_records
 from core.roles import ANNOTATOR
 
 CHUNK = 5_000
+BY_BATCH = 1_000  # from this many dialogue ids on, a batch's dialogues are read whole rather than id by id
 INSERT_BATCH = 2_000
 
 
@@ -205,8 +207,22 @@ _VALUE_FIELDS = [f"{axis}_score" for axis in AXES] + [f"{axis}_confidence" for a
 
 
 def annotations_import(
-    *, paths: Sequence[str | Path], dry_run: bool = False, update: bool = False, edited_by=None
+    *,
+    paths: Sequence[str | Path],
+    dry_run: bool = False,
+    update: bool = False,
+    edited_by=None,
+    batch: Batch | None = None,
+    option_names: dict[str, str] | None = None,
 ) -> ImportSummary:
+    """Store the ratings of seed A.3 output files: all or nothing, every problem located (file, line, JSON path).
+
+    The command reads the files it is given; the API and the batch page keep an uploaded file first
+    (``annotation.io.rating_uploads``) and pass its path. ``batch`` restricts the import to that batch's
+    dialogues: a rating of another batch's dialogue is a problem of its line. ``option_names`` names
+    ``update`` as the caller offers it (a msgid; the command's ``--update`` by default) in the hints.
+    """
+    options = {**COMMAND_OPTIONS, **(option_names or {})}
     log = ProblemLog()
     readable = readable_paths(paths, log)
     records = load_annotations(readable, log=log)
@@ -214,8 +230,7 @@ def annotations_import(
         readable, records, log, empty=gettext_noop("no ratings in this file (it is empty or has only blank lines)")
     )
 
-    dialogue_pks: dict[str, int] = {}
-    dialogue_pks.update(values_in(Dialogue, ("external_id", "id"), {"external_id": sorted({r.id for r in records})}))
+    dialogue_pks, dialogue_batches = _dialogues_of(records, batch)
     user_model = get_user_model()
     names = sorted({r.annotator_id for r in records})
     users: dict[str, int] = {}
@@ -224,19 +239,7 @@ def annotations_import(
     annotator_pks = set(
         user_model.objects.filter(pk__in=list(users.values()), groups__name=ANNOTATOR).values_list("pk", flat=True)
     )
-    reported: set[str] = set()
-    for record in records:
-        if record.id not in dialogue_pks:
-            template = gettext_noop("unknown dialogue id %(id)s; import the dialogues first (import_dialogues)")
-            log.add(Problem.of(record.file, record.line, "$.id", template, id=repr(record.id)))
-        name = record.annotator_id
-        if name in users and users[name] not in annotator_pks and name not in reported:
-            reported.add(name)
-            template = gettext_noop(
-                "%(name)s is an existing account without the annotator role; "
-                "give it the role in admin or use another annotator_id"
-            )
-            log.add(Problem.of(record.file, record.line, "$.annotator_id", template, name=repr(name)))
+    _check_dialogues_and_annotators(records, log, dialogue_pks, dialogue_batches, batch, users, annotator_pks)
     log.raise_if_any()
 
     existing: dict[tuple[int, str], tuple] = {}
@@ -253,7 +256,7 @@ def annotations_import(
     new: list[AnnotationRecord] = []
     changed: list[tuple[int, dict, AnnotationRecord]] = []
     for record in records:
-        stored = existing.get((dialogue_pks[record.id], record.annotator_id))
+        stored = existing.get((dialogue_pks[record.id], record.annotator_id)) if existing else None
         if stored is None:
             new.append(record)
             continue
@@ -264,11 +267,11 @@ def annotations_import(
             changed.append((stored[0], stored[1], record))
         else:
             template = gettext_noop(
-                "%(annotator)s already rated %(id)s differently; use --update to replace the stored rating "
-                "(the old values go to the edit history)"
+                "%(annotator)s already rated %(id)s differently; use %(option_text)s to replace the stored "
+                "rating (the old values go to the edit history)"
             )
-            names = {"annotator": repr(record.annotator_id), "id": repr(record.id)}
-            log.add(Problem.of(record.file, record.line, "$", template, **names))
+            found = {"annotator": repr(record.annotator_id), "id": repr(record.id), "option_text": options["update"]}
+            log.add(Problem.of(record.file, record.line, "$", template, **found))
     log.raise_if_any()
     missing_users = [name for name in names if name not in users]
     summary.created, summary.updated, summary.users_created = len(new), len(changed), len(missing_users)
@@ -278,12 +281,13 @@ def annotations_import(
     with transaction.atomic():
         user_pks = dict(users)
         user_pks.update(_create_imported_annotators(missing_users))
+        scores_of, confidence_of = itemgetter(*AXES), itemgetter(*AXES)
         ratings_store(
             new=[
                 NewRating(
                     dialogue_pks[r.id],
                     user_pks[r.annotator_id],
-                    (*(r.scores[axis] for axis in AXES), *(r.confidence[axis] for axis in AXES)),
+                    scores_of(r.scores) + confidence_of(r.confidence),
                     r.timestamp,
                     r.seconds_spent,
                 )
@@ -297,6 +301,61 @@ def annotations_import(
             edited_by=edited_by,
         )
     return summary
+
+
+def _dialogues_of(records: Sequence[AnnotationRecord], batch: Batch | None) -> tuple[dict[str, int], dict[str, int]]:
+    """``({external id: pk}, {external id: batch pk})`` of the records' dialogues that are stored.
+
+    Restricted to a batch, a large file's dialogues are read by batch (one index range instead of an
+    index probe per id), and only the ids not among them are looked up one by one, to name the batch
+    they belong to.
+    """
+    wanted = sorted({r.id for r in records})
+    pks: dict[str, int] = {}
+    batches: dict[str, int] = {}
+    if batch is not None and len(wanted) >= BY_BATCH:
+        wanted_set = set(wanted)
+        for external_id, pk in (
+            Dialogue.objects.filter(batch=batch).values_list("external_id", "id").iterator(chunk_size=CHUNK)
+        ):
+            if external_id in wanted_set:
+                pks[external_id] = pk
+                batches[external_id] = batch.pk
+        wanted = [external_id for external_id in wanted if external_id not in pks]
+    if wanted:
+        for external_id, pk, batch_pk in values_in(Dialogue, ("external_id", "id", "batch"), {"external_id": wanted}):
+            pks[external_id] = pk
+            batches[external_id] = batch_pk
+    return pks, batches
+
+
+def _check_dialogues_and_annotators(records, log, dialogue_pks, dialogue_batches, batch, users, annotator_pks) -> None:
+    """Problems of ratings of unknown dialogues (or, for ``batch``, of another batch's) and of accounts that are
+    not annotators (once per account)."""
+    other_batches: dict[int, str] = {}
+    if batch is not None:
+        elsewhere = {pk for pk in dialogue_batches.values() if pk != batch.pk}
+        other_batches = dict(Batch.objects.filter(pk__in=elsewhere).values_list("pk", "name")) if elsewhere else {}
+    reported: set[str] = set()
+    for record in records:
+        if record.id not in dialogue_pks:
+            template = gettext_noop("unknown dialogue id %(id)s; import the dialogues first (import_dialogues)")
+            log.add(Problem.of(record.file, record.line, "$.id", template, id=repr(record.id)))
+        elif batch is not None and dialogue_batches[record.id] != batch.pk:
+            template = gettext_noop(
+                "dialogue %(id)s belongs to batch %(other)s, not to batch %(batch)s; "
+                "upload its ratings to its own batch"
+            )
+            names = {"other": repr(other_batches.get(dialogue_batches[record.id], "?")), "batch": repr(batch.name)}
+            log.add(Problem.of(record.file, record.line, "$.id", template, id=repr(record.id), **names))
+        name = record.annotator_id
+        if name in users and users[name] not in annotator_pks and name not in reported:
+            reported.add(name)
+            template = gettext_noop(
+                "%(name)s is an existing account without the annotator role; "
+                "give it the role in admin or use another annotator_id"
+            )
+            log.add(Problem.of(record.file, record.line, "$.annotator_id", template, name=repr(name)))
 
 
 class NewRating(NamedTuple):  # a tuple: made once per rating of a 300k-line import

@@ -68,6 +68,38 @@ class DialogueAddForm(DialogueFileForm):
         return data
 
 
+class RatingsUploadForm(_NoColon, forms.Form):
+    """Ratings of this batch's dialogues (seed A.3 output JSONL), as ``manage.py import_annotations`` reads them."""
+
+    file = forms.FileField(
+        label=_("Ratings file (JSONL)"),
+        help_text=_(
+            'JSONL, one rating per line: {"id", "annotator_id", "timestamp", "annotations", "confidence"}. '
+            "Every line is checked first; if anything is wrong nothing is stored and every problem is listed."
+        ),
+    )
+    dry_run = forms.BooleanField(
+        label=_("Check only (dry run)"),
+        required=False,
+        help_text=_("Checks every line and tells what would be stored, without storing anything."),
+    )
+    update = forms.BooleanField(
+        label=_("Replace ratings that differ"),
+        required=False,
+        help_text=_(
+            "Otherwise a stored rating with other values is a problem and nothing is stored. "
+            "The old values are kept in the rating's edit history."
+        ),
+    )
+
+    def clean_file(self):
+        """A file over ``UPLOAD_MAX_BYTES_RATINGS`` is refused here, before anything reads it."""
+        file = self.cleaned_data["file"]
+        if (message := upload_size_error(file, "UPLOAD_MAX_BYTES_RATINGS")) is not None:
+            raise forms.ValidationError(message, code="too_large")
+        return file
+
+
 class BatchCreateForm(DialogueFileForm):
     name = forms.CharField(
         label=_("Name"),

@@ -15,6 +15,7 @@ from django.db.models.functions import Coalesce, Greatest
 
 from annotation.axes import AXES
 from annotation.guidelines.scale import AXIS_NAMES
+from annotation.io.rating_uploads import RATINGS_UPLOAD
 from annotation.models import Adjudication, AgreementReport, Annotation, Batch, Dialogue, ItemComment, QualityFlag
 from annotation.review.selectors import flag_batch_expression
 from annotation.workspace.status import STATUS_LABELS
@@ -257,7 +258,7 @@ def latest_report(batch: Batch) -> AgreementReport | None:
 
 def upload_job(batch: Batch, job_id=None) -> Job | None:
     """The upload job to show on the batch page: the one asked for, else one still running."""
-    jobs = Job.objects.filter(kind=DIALOGUES_UPLOAD, params__batch_id=batch.pk)
+    jobs = Job.objects.filter(kind__in=(DIALOGUES_UPLOAD, RATINGS_UPLOAD), params__batch_id=batch.pk)
     if job_id is not None:
         return jobs.filter(pk=job_id).first()
     return jobs.exclude(status__in=Job.FINISHED).order_by("-created_at").first()

@@ -8,6 +8,7 @@ urlpatterns = [
     path("research/batches/", views.batch_list, name="workspace"),
     path("research/batches/new/", views.batch_create, name="batch-create"),
     path("research/batches/<id:pk>/", views.batch_detail, name="batch"),
+    path("research/batches/<id:pk>/ratings/", views.batch_ratings_upload, name="batch-ratings"),
     path("research/batches/<id:pk>/settings/", views.batch_settings, name="batch-settings"),
     path("research/batches/<id:pk>/items/", views_items.items, name="items"),
     path("research/batches/<id:pk>/items/<id:dialogue_pk>/", views_items.item, name="item"),

@@ -13,13 +13,22 @@ from django.shortcuts import get_object_or_404, redirect, render
 from django.urls import reverse
 from django.utils.cache import patch_vary_headers
 from django.utils.translation import gettext as _
-from django.views.decorators.http import require_GET, require_http_methods
+from django.views.decorators.http import require_GET, require_http_methods, require_POST
 
 from annotation.collection.progress import quota_shortfall
+from annotation.io.rating_uploads import UploadRejected as RatingsRejected
+from annotation.io.rating_uploads import (
+    ratings_file_keep,
+    ratings_summary_text,
+    ratings_upload_discard,
+    ratings_upload_enqueue,
+    ratings_upload_import,
+    summary_counts,
+)
 from annotation.io.records import MAX_PROBLEMS
 from annotation.models import Batch
 from annotation.workspace import selectors
-from annotation.workspace.forms import BatchCreateForm, BatchSettingsForm, DialogueAddForm
+from annotation.workspace.forms import BatchCreateForm, BatchSettingsForm, DialogueAddForm, RatingsUploadForm
 from annotation.workspace.status import STATUS_HELP, STATUS_LABELS
 from annotation.workspace.upload_jobs import dialogues_upload_enqueue
 from annotation.workspace.uploads import (
@@ -34,6 +43,7 @@ from annotation.workspace.uploads import (
 from core.permissions import researcher_required
 
 BATCH_PAGE = "annotation/workspace/batch.html"
+RATINGS_PREFIX = "ratings"  # the ratings form's fields beside the dialogues form's: ratings-file, ratings-update
 
 
 def _batch_url(batch: Batch, **params) -> str:
@@ -164,19 +174,68 @@ def batch_detail(request, pk: int):
             )  # fmt: skip
             if response is not None:
                 return response
+    return _batch_page(request, batch, job=job, form=form, problems=problems, status=_status(form, problems))
+
+
+def _batch_page(request, batch: Batch, *, job=None, form=None, problems=None, ratings_form=None,
+                ratings_problems=None, status: int = 200):  # fmt: skip
     context = {
         "batch": batch,
         "counts": selectors.batch_counts(batch),
         "report": selectors.latest_report(batch),
         "job": job,
-        "form": form,
+        "form": form or DialogueAddForm(),
         "problems": problems,
+        "ratings_form": ratings_form or RatingsUploadForm(prefix=RATINGS_PREFIX),
+        "ratings_problems": ratings_problems,
         "status_help": STATUS_HELP[batch.status],
         "status_label": STATUS_LABELS[batch.status],
         "shortfall": _stored_shortfall(batch),
         **_limits(),
     }
-    return _vary(render(request, BATCH_PAGE, context, status=_status(form, problems)))
+    return _vary(render(request, BATCH_PAGE, context, status=status))
+
+
+@researcher_required
+@require_POST
+def batch_ratings_upload(request, pk: int):
+    """The batch page's "Upload ratings": the import of ``manage.py import_annotations``, restricted to this batch.
+
+    A small file is imported at once (the batch page with a summary, or with every problem located); a large
+    one by a worker, whose progress the batch page shows.
+    """
+    batch = get_object_or_404(Batch, pk=pk)
+    form = RatingsUploadForm(request.POST, request.FILES, prefix=RATINGS_PREFIX)
+    if not form.is_valid():
+        page = {"job": selectors.upload_job(batch), "ratings_form": form}
+        return _batch_page(request, batch, **page, status=_status(form, None))
+    options = {"batch": batch, "user": request.user, "dry_run": form.cleaned_data["dry_run"],
+               "update": form.cleaned_data["update"], "surface": "page"}  # fmt: skip
+    upload = ratings_file_keep(form.cleaned_data["file"])
+    if upload.is_large:
+        try:
+            job = ratings_upload_enqueue(upload=upload, **options)
+        except BaseException:
+            ratings_upload_discard(upload)
+            raise
+        messages.info(
+            request,
+            _("%(file)s (%(lines)s lines) is being imported by a worker; its progress is shown below.")
+            % {"file": upload.name, "lines": f"{upload.lines:,}"},
+        )
+        return redirect(_batch_url(batch, job=job.pk))
+    try:
+        summary = ratings_upload_import(upload=upload, **options)
+    except RatingsRejected as exc:
+        problems = {"rows": exc.problems, "truncated": exc.truncated, "file": upload.name}
+        page = {"job": selectors.upload_job(batch), "ratings_form": form, "ratings_problems": problems}
+        return _batch_page(request, batch, **page, status=400)
+    finally:
+        ratings_upload_discard(upload)
+    text = ratings_summary_text({"file": upload.name, **summary_counts(summary)})
+    stored = summary.created or summary.updated
+    (messages.success if stored and not summary.dry_run else messages.info)(request, text)
+    return redirect(_batch_url(batch))
 
 
 def _stored_shortfall(batch: Batch) -> tuple[int, int] | None:

@@ -59,6 +59,8 @@ NOT_COVERED = {
     ("post", "/api/experiment/batch/"): "multipart upload of a trials file (no JSON body)",
     ("post", "/api/v1/annotation/batches/{id}/dialogues/"): "multipart upload of a dialogue file (no JSON body)",
     ("post", "/api/v1/annotation/batches/{id}/next/"): "takes no request body (reserves the next item)",
+    ("post", "/api/v1/annotation/annotations/import/"): "a JSONL body or multipart file of ratings (no JSON body; "
+    "tests/annotation/api/test_ratings_import.py)",
 }
 
 # Integer query parameters read only together with another one (ignored otherwise, so that a 200 is right):

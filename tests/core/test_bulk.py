@@ -104,3 +104,27 @@ def test_a_large_copy_refreshes_the_tables_statistics_once_committed(django_capt
     with connection.cursor() as cursor:
         cursor.execute("SELECT count(*) FROM pg_stats WHERE tablename = %s", [Dialogue._meta.db_table])
         assert cursor.fetchone()[0] > 0
+
+
+def test_copy_rows_built_column_by_column_are_what_each_value_gives_alone():
+    """``_copy_block`` converts whole columns at once; every value must come out as ``_copy_text`` gives it."""
+    from datetime import timedelta, timezone
+
+    from core.bulk import _copy_block, _copy_text
+
+    tokyo = timezone(timedelta(hours=9))
+    at = datetime(2026, 1, 2, 3, 4, 5, tzinfo=tokyo)
+    rows = [
+        (i, 1.5 * i, None if i % 2 else 0.25, AWKWARD[i % len(AWKWARD)], "plain", at + timedelta(seconds=i),
+         at + timedelta(seconds=i), bool(i % 3), 1 if i % 2 == 0 else 1.0, None)
+        for i in range(30)
+    ]  # fmt: skip
+    rows.append((1, 2, 3, "x", "plain", at, at, False, 7, "end"))
+    expected = "".join("\t".join(map(_copy_text, row)) + "\n" for row in rows)
+    assert _copy_block(rows, 10) == expected
+    # a column equal to the one before it, but of another kind (1 == True), is converted by itself
+    assert _copy_block([(1, True), (0, False)], 2) == "1\tt\n0\tf\n"
+    with pytest.raises(ValueError, match="naive"):
+        _copy_block([(datetime(2026, 1, 1),)], 1)
+    with pytest.raises(ValueError, match="2 values each"):
+        _copy_block([(1, 2), (3,)], 2)

@@ -198,3 +198,64 @@ def test_a_key_given_twice_is_always_refused(others, key, first, second, escaped
     for _level in range(depth):
         text = '{"wrap":' + before + "[" + text + "]}"
     assert _refused(text.encode("utf-8", "surrogatepass"))[0].template == DUPLICATE_KEY
+
+
+@pytest.mark.parametrize(
+    ("raw", "path"),
+    [
+        (b'{"a": 1, "b": 12345678901234567890}', "$.b"),
+        (b'{"a": "1234567890123456789012", "b": [99999999999999999999]}', "$.b[0]"),
+        (b'{"a"\t: 1, "a": 2}', "$"),
+        (b'{"a"\r\n: 1, "a" : 2}', "$"),
+        (b'{"a"  : 1, "a": 2}', "$"),
+        (b'{"a" \n: 1, "a": 2}', "$"),
+    ],
+)
+def test_the_fast_pre_checks_still_send_big_integers_and_repeated_keys_to_the_exact_checks(raw, path):
+    from core.json_strict import check_text
+
+    value, finding = check_text(raw)
+    assert value is None and finding is not None and finding.path == path
+
+
+def test_nineteen_digits_in_a_string_or_below_64_bits_are_accepted():
+    from core.json_strict import check_text
+
+    value, finding = check_text(b'{"a": "12345678901234567890", "b": 9223372036854775807, "c": -9223372036854775808}')
+    assert finding is None and value["b"] == 2**63 - 1
+
+
+def _line(value, ascii_only: bool, spacing: str) -> bytes:
+    text = json.dumps(value, ensure_ascii=ascii_only, separators=(",", spacing))
+    return text.encode("utf-8", "surrogatepass")
+
+
+@BOUNDED
+@given(
+    st.lists(st.tuples(VALUES, st.booleans(), st.sampled_from([":", ": ", " : ", "\t:", ":  "])), max_size=8),
+    st.lists(st.sampled_from([b"", b"  ", b'{"a": 1, "a": 2}', b'{"a" :1,"a" :2}', b"[1, 2", b'"x"']), max_size=3),
+)
+def test_a_file_read_in_blocks_is_checked_as_each_line_alone(tmp_path_factory, lines, extra):
+    """``read_jsonl`` gives, line by line, what ``check_text`` finds in each line alone."""
+    from core.json_strict import BLANK, check_text
+    from core.jsonl import Problem, read_jsonl
+
+    raws = [_line(value, ascii_only, spacing) for value, ascii_only, spacing in lines] + extra
+    path = tmp_path_factory.mktemp("jsonl") / "f.jsonl"
+    path.write_bytes(b"".join(raw + b"\n" for raw in raws))
+    expected = []
+    for number, raw in enumerate(raws, start=1):
+        value, finding = check_text(raw + b"\n", strip_bom=number == 1)
+        if value is BLANK:
+            continue
+        if finding is not None:
+            expected.append((number, finding.path, finding.template))
+        elif not isinstance(value, dict):
+            expected.append((number, "$", "expected a JSON object per line, got %(type_text)s"))
+        else:
+            expected.append((number, value))
+    found = [
+        (number, item.path, item.template) if isinstance(item, Problem) else (number, item)
+        for number, item in read_jsonl(path)
+    ]
+    assert found == expected

@@ -192,3 +192,40 @@ def test_database_refuses_a_second_rating_by_the_same_annotator():
     Annotation.objects.create(dialogue=item, annotator=user, **scores)
     with pytest.raises(IntegrityError), transaction.atomic():
         Annotation.objects.create(dialogue=item, annotator=user, **scores)
+
+
+@pytest.mark.parametrize("n_items", [3, 1_200])  # id by id, and the batch's dialogues read whole
+def test_an_import_restricted_to_a_batch_refuses_other_batches_dialogues(jsonl, n_items):
+    from annotation.io.imports import annotations_import
+    from core.jsonl import InputError
+
+    _import_dialogues(jsonl([dialogue(i) for i in range(n_items)], name="mine.jsonl"))
+    _import_dialogues(jsonl([dialogue(9_999)], name="theirs.jsonl"))
+    mine = Batch.objects.get(name="mine")
+    rows = [rating(i, "ann_b") for i in range(n_items)]
+    path = jsonl([*rows, rating(9_999, "ann_b"), rating(5_000, "ann_b")])
+    with pytest.raises(InputError) as refused:
+        annotations_import(paths=[path], batch=mine)
+    found = [(p.line, p.path, p.message) for p in refused.value.problems]
+    assert found == [
+        (n_items + 1, "$.id", "dialogue 'dialogue_9999' belongs to batch 'theirs', not to batch 'mine'; "
+                              "upload its ratings to its own batch"),
+        (n_items + 2, "$.id", "unknown dialogue id 'dialogue_5000'; import the dialogues first (import_dialogues)"),
+    ]  # fmt: skip
+    assert not Annotation.objects.exists()
+    summary = annotations_import(paths=[jsonl(rows)], batch=mine)
+    assert summary.created == n_items and Annotation.objects.filter(dialogue__batch=mine).count() == n_items
+    assert annotations_import(paths=[jsonl(rows)], batch=mine).unchanged == n_items
+
+
+def test_the_update_hint_names_the_option_as_the_caller_offers_it(jsonl):
+    from annotation.io.imports import annotations_import
+    from core.jsonl import InputError
+
+    _import_dialogues(jsonl([dialogue(1)], name="b.jsonl"))
+    annotations_import(paths=[jsonl([rating(1, "ann_b")])])
+    changed = jsonl([rating(1, "ann_b", scores=(5, 5, 5, 5))])
+    with pytest.raises(InputError, match="use --update to replace"):
+        annotations_import(paths=[changed])
+    with pytest.raises(InputError, match="use update=true to replace"):
+        annotations_import(paths=[changed], option_names={"update": "update=true"})

@@ -1,0 +1,276 @@
+"""``annotations/import/``: ratings uploaded in bulk as JSONL (seed A.3 output), researchers only.
+
+The same import as ``manage.py import_annotations`` (``annotation.io.rating_uploads``): every line is
+checked first, any problem stores nothing and comes back located (file, line, JSON path), and
+uploading the same file again changes nothing. The body is the JSONL itself (``Content-Type:
+application/x-ndjson``, ``application/jsonl`` or ``text/plain``) or a multipart form with ``file``.
+Options come as query parameters (or form fields): ``dry_run``, ``update`` and ``batch``. A large
+file (over 2 MB or 5,000 lines) is imported by a worker: 202 with the job to poll.
+"""
+
+from __future__ import annotations
+
+from drf_spectacular.utils import OpenApiExample, OpenApiParameter, OpenApiResponse, extend_schema
+from rest_framework import serializers, status, viewsets
+from rest_framework.parsers import BaseParser, MultiPartParser
+from rest_framework.response import Response
+
+from annotation.api.dialogues import ProblemSerializer
+from annotation.api.errors import ApiError, ApiErrorsMixin, invalid
+from annotation.api.jobs import JOB_EXAMPLE, JobSerializer
+from annotation.api.permissions import IsResearcher
+from annotation.api.schema import ErrorSerializer, error_responses
+from annotation.io.rating_uploads import (
+    UPLOAD_SETTING,
+    RatingsUpload,
+    UploadRejected,
+    ratings_body_keep,
+    ratings_file_keep,
+    ratings_upload_discard,
+    ratings_upload_enqueue,
+    ratings_upload_import,
+    summary_counts,
+)
+from annotation.models import Batch
+from core import query_params
+from core.problem_text import problem_row_message
+from core.upload_limits import UploadTooLarge, limit_bytes, upload_refusal
+
+BODY_TYPES = ("application/x-ndjson", "application/jsonl", "text/plain")
+FLAGS = ("dry_run", "update")
+OPTIONS = (*FLAGS, "batch")
+BODY_NAME = "body"  # how the problems name a file sent as the request body
+_TRUE, _FALSE = ("true", "1"), ("false", "0")
+
+
+class RatingsBodyParser(BaseParser):
+    """Names the raw JSONL media types for content negotiation and the schema, and reads nothing: the view
+    streams the body to a file itself (never whole in memory). Reached only when something asks for
+    ``request.POST`` (the session's CSRF check does), which such a body does not have."""
+
+    media_type = "application/x-ndjson"
+
+    def parse(self, stream, media_type=None, parser_context=None):
+        return {}
+
+
+class JsonlParser(RatingsBodyParser):
+    media_type = "application/jsonl"
+
+
+class TextParser(RatingsBodyParser):
+    media_type = "text/plain"
+
+
+class ImportSummarySerializer(serializers.Serializer):
+    batch = serializers.IntegerField(allow_null=True, help_text="the batch the import was restricted to")
+    file = serializers.CharField(help_text=f"the uploaded file's name ({BODY_NAME!r} for a request body)")
+    created = serializers.IntegerField(help_text="new ratings (would be, in a dry run)")
+    updated = serializers.IntegerField(help_text="stored ratings replaced (update=true; old values kept in history)")
+    unchanged = serializers.IntegerField(help_text="ratings stored already with the same values")
+    users_created = serializers.IntegerField(help_text="annotator accounts made for annotator ids seen only here")
+    dry_run = serializers.BooleanField()
+
+
+class ImportErrorSerializer(ErrorSerializer):
+    problems = ProblemSerializer(many=True)
+    truncated = serializers.BooleanField(help_text="more problems were found than are listed (at most 100)")
+    total = serializers.IntegerField(help_text="how many problems were found")
+
+
+_RATING = {"id": "dialogue_001", "annotator_id": "ann_001", "timestamp": "2025-01-01T10:00:00Z",
+           "annotations": {"social": 4, "avoidant": 1, "mechanical": 2, "self": 1},
+           "confidence": {"social": 0.9, "avoidant": 0.8, "mechanical": 0.7, "self": 1.0}}  # fmt: skip
+_BINARY = {"type": "string", "format": "binary", "description": "JSONL: one rating per line, " + str(_RATING)}
+_REQUEST = {
+    **dict.fromkeys(BODY_TYPES, _BINARY),
+    "multipart/form-data": {
+        "type": "object",
+        "properties": {
+            "file": {"type": "string", "format": "binary", "description": "the JSONL file"},
+            "dry_run": {"type": "string", "enum": ["true", "false", "1", "0"]},
+            "update": {"type": "string", "enum": ["true", "false", "1", "0"]},
+            "batch": {"type": "integer", "description": "restrict the import to this batch's dialogues"},
+        },
+        "required": ["file"],
+    },
+}
+_FLAG_HELP = {
+    "dry_run": "true: check every line and count what would change; store nothing",
+    "update": "true: replace stored ratings that differ (the old values go to the edit history); otherwise a "
+    "differing rating is a problem and nothing is stored",
+}
+_PROBLEMS_EXAMPLE = {
+    "success": False, "error": "nothing was stored: 2 problem(s)", "detail": "nothing was stored: 2 problem(s)",
+    "problems": [
+        {"file": "ratings.jsonl", "line": 3, "path": "$.annotations.social", "message": "must be from 1 to 5, got 7"},
+        {"file": "ratings.jsonl", "line": 9, "path": "$.id",
+         "message": "unknown dialogue id 'dialogue_999'; import the dialogues first (import_dialogues)"},
+    ],
+    "truncated": False, "total": 2,
+}  # fmt: skip
+_STORED_EXAMPLE = {"batch": 3, "file": "ratings.jsonl", "created": 1200, "updated": 0, "unchanged": 0,
+                   "users_created": 2, "dry_run": False}  # fmt: skip
+
+
+def _flag(value: str | None, name: str) -> bool:
+    if value is None:
+        return False
+    if value in _TRUE or value in _FALSE:
+        return value in _TRUE
+    raise invalid(name, f"expected true, false, 1 or 0, got {value!r}")
+
+
+def _batch(value: str | None) -> Batch | None:
+    if value is None:
+        return None
+    pk = query_params.parse_id(value)
+    if pk is None:
+        raise invalid("batch", f"expected a batch id (a whole number), got {value[:40]!r}")
+    batch = Batch.objects.filter(pk=pk).first()
+    if batch is None:
+        raise invalid("batch", f"no batch with id {pk}")
+    return batch
+
+
+def _options(request, form) -> dict:
+    """``dry_run``, ``update`` and ``batch`` from the query string or the form (not both, unless they agree)."""
+    values = {}
+    for name in OPTIONS:
+        given = [v for v in (request.query_params.get(name), form.get(name) if form else None) if v is not None]
+        if len(set(given)) > 1:
+            raise invalid(name, f"given twice with different values ({given[0]!r} and {given[1]!r}); give it once")
+        values[name] = given[0] if given else None
+    return {"dry_run": _flag(values["dry_run"], "dry_run"), "update": _flag(values["update"], "update"),
+            "batch": _batch(values["batch"])}  # fmt: skip
+
+
+def _media_type(request) -> str:
+    return (request.content_type or "").split(";")[0].strip().lower()
+
+
+@extend_schema(tags=["annotation"])
+class RatingsImportViewSet(ApiErrorsMixin, viewsets.GenericViewSet):
+    """Ratings in bulk (researchers): the JSONL of ``manage.py import_annotations`` over HTTP."""
+
+    permission_classes = [IsResearcher]
+    parser_classes = [RatingsBodyParser, JsonlParser, TextParser, MultiPartParser]
+    serializer_class = ImportSummarySerializer
+
+    @extend_schema(
+        summary="Import ratings from a JSONL body or file (researchers); any problem stores nothing and is located",
+        description=(
+            "The JSONL of `manage.py import_annotations` (seed A.3 output): one rating per line, "
+            "`{id, annotator_id, timestamp, annotations, confidence}` and optionally `seconds_spent`. Send it as the "
+            f"body ({', '.join(BODY_TYPES)}) or as the multipart field `file`; at most UPLOAD_MAX_BYTES_RATINGS "
+            "(50 MB by default). Every line is checked before anything is stored. Annotator ids without an "
+            "account become annotator accounts (flagged as imported). Files over 2 MB or 5,000 lines are "
+            "imported by a worker: the answer is 202 with the job; poll its `url` until `status` is succeeded "
+            "(its `result` holds the counts) or failed (its `result.problems` the located problems)."
+        ),
+        request=_REQUEST,
+        parameters=[
+            *(OpenApiParameter(name, str, enum=["true", "false", "1", "0"], description=_FLAG_HELP[name])
+              for name in FLAGS),
+            OpenApiParameter("batch", int, description="only ratings of this batch's dialogues; a rating of "
+                             "another batch's dialogue is a problem of its line"),
+        ],
+        responses={
+            201: OpenApiResponse(ImportSummarySerializer, description="ratings were stored"),
+            200: OpenApiResponse(ImportSummarySerializer, description="a dry run, or nothing new to store"),
+            202: OpenApiResponse(JobSerializer, description="a large file: a worker imports it; poll the job"),
+            400: OpenApiResponse(ImportErrorSerializer, description="located problems (at most 100 listed, "
+                                 "`total` counts them all), or a bad option; nothing was stored",
+                                 examples=[OpenApiExample("problems", value=_PROBLEMS_EXAMPLE)]),
+            413: OpenApiResponse(ErrorSerializer, description="the upload is over UPLOAD_MAX_BYTES_RATINGS; "
+                                 "nothing was stored"),
+            411: OpenApiResponse(ErrorSerializer, description="a chunked body without Content-Length"),
+            415: OpenApiResponse(ErrorSerializer, description="a body of another media type"),
+            **error_responses(),
+        },
+        examples=[
+            OpenApiExample("stored", status_codes=["201"], response_only=True, value=_STORED_EXAMPLE),
+            OpenApiExample("queued", status_codes=["202"], response_only=True,
+                           value={**JOB_EXAMPLE, "kind": "annotation.ratings_upload", "status": "queued",
+                                  "summary": None, "summary_url": None, "result": None}),
+        ],
+    )  # fmt: skip
+    def create(self, request):
+        media_type = _media_type(request)
+        if media_type == "multipart/form-data":
+            upload, options = self._file(request)
+        elif media_type in BODY_TYPES:
+            options = _options(request, None)
+            upload = self._body(request)
+        else:
+            accepted = ", ".join((*BODY_TYPES, "multipart/form-data"))
+            raise ApiError(
+                f"a body of type {media_type or 'none'!r} is not accepted; send the JSONL as {accepted}",
+                code=status.HTTP_415_UNSUPPORTED_MEDIA_TYPE, field="Content-Type",
+            )  # fmt: skip
+        return self._import(request, upload, **options)
+
+    def _file(self, request) -> tuple[RatingsUpload, dict]:
+        if (refusal := upload_refusal(request, UPLOAD_SETTING)) is not None:
+            raise _TooLarge(refusal)
+        unknown = sorted(set(request.data) - {"file", *OPTIONS})
+        if unknown:
+            raise invalid(unknown[0], f"not a field this accepts; accepted: file, {', '.join(OPTIONS)}")
+        files = request.FILES.getlist("file")
+        if len(files) != 1:
+            raise invalid("file", "attach one JSONL file of ratings as the multipart field 'file'")
+        options = _options(request, request.data)
+        try:
+            return ratings_file_keep(files[0]), options
+        except UploadTooLarge as refusal:
+            raise _TooLarge(refusal) from None
+
+    def _body(self, request) -> RatingsUpload:
+        raw = request._request  # read as a stream: never the whole body in memory
+        length = raw.META.get("CONTENT_LENGTH") or "0"
+        if length == "0" and "chunked" in raw.META.get("HTTP_TRANSFER_ENCODING", "").lower():
+            # The WSGI request reads as many bytes as Content-Length says: a chunked body would read as empty.
+            raise ApiError(
+                "send the body with a Content-Length header (a chunked body is not read) or as the multipart "
+                "field 'file'", code=status.HTTP_411_LENGTH_REQUIRED, field="Content-Length",
+            )  # fmt: skip
+        if length.isdigit() and int(length) > limit_bytes(UPLOAD_SETTING):
+            raise _TooLarge(UploadTooLarge(setting=UPLOAD_SETTING, size=int(length), names=[BODY_NAME]))
+        try:
+            return ratings_body_keep(raw.read, name=BODY_NAME)
+        except UploadTooLarge as refusal:
+            raise _TooLarge(refusal) from None
+
+    def _import(self, request, upload: RatingsUpload, *, dry_run: bool, update: bool, batch: Batch | None):
+        options = {"batch": batch, "user": request.user, "dry_run": dry_run, "update": update, "surface": "api"}
+        if upload.is_large:
+            try:
+                job = ratings_upload_enqueue(upload=upload, **options)
+            except BaseException:
+                ratings_upload_discard(upload)
+                raise
+            body = JobSerializer(job).data
+            return Response(body, status=status.HTTP_202_ACCEPTED, headers={"Location": body["url"]})
+        try:
+            summary = ratings_upload_import(upload=upload, **options)
+        except UploadRejected as exc:
+            problems = [{"file": row["file"], "line": row["line"], "path": row["path"],
+                         "message": problem_row_message(row)} for row in exc.problems]  # fmt: skip
+            raise ApiError(
+                f"nothing was stored: {exc.total} problem(s)", problems=problems, truncated=exc.truncated,
+                total=exc.total,
+            ) from None  # fmt: skip
+        finally:
+            if not upload.is_large:
+                ratings_upload_discard(upload)
+        body = {"batch": batch.pk if batch else None, "file": upload.name, **summary_counts(summary)}
+        stored = not dry_run and (summary.created or summary.updated)
+        return Response(body, status=status.HTTP_201_CREATED if stored else status.HTTP_200_OK)
+
+
+class _TooLarge(ApiError):
+    """413 naming the upload's size, the limit and its setting (``core.upload_limits``); nothing was stored."""
+
+    def __init__(self, refusal: UploadTooLarge) -> None:
+        body = refusal.body()
+        super().__init__(body["error"], code=status.HTTP_413_REQUEST_ENTITY_TOO_LARGE, problems=body["problems"])

@@ -1,0 +1,205 @@
+"""Ratings files uploaded over HTTP (the API's ``annotations/import/`` and a batch page's upload).
+
+An upload is kept under ``VAR_DIR/uploads/ratings`` first (a request body or a form's file, counted
+as it streams in), then imported by ``annotations_import``, the service of ``manage.py
+import_annotations``: every line is checked first, any problem stores nothing, and each problem is
+located (file as the user named it, line, JSON path). A small file is imported while the client
+waits; a large one (``is_large``, the same thresholds as the dialogue uploads) by a worker, as the
+job ``annotation.ratings_upload``, which keeps the file until it ends and leaves its summary or its
+problems in the job's result.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+
+from django.conf import settings
+from django.db import IntegrityError
+from django.urls import reverse
+from django.utils.translation import gettext as _
+from django.utils.translation import gettext_lazy, gettext_noop, ngettext, pgettext
+
+from annotation.io.imports import ImportSummary, annotations_import
+from annotation.models import Batch
+from core.job_display import register_job_display
+from core.job_runner import JobRefused
+from core.jobs import job_handler
+from core.jsonl import InputError, Problem
+from core.models import Job
+from core.problem_text import problem_row
+from core.services import job_enqueue
+from core.uploads import KeptUpload, kept_path, stream_keep, upload_keep
+from core.uploads import upload_discard as kept_discard
+
+RATINGS_UPLOAD = "annotation.ratings_upload"
+UPLOAD_SETTING = "UPLOAD_MAX_BYTES_RATINGS"
+UPLOAD_FOLDER = Path("uploads") / "ratings"  # under VAR_DIR
+DEFAULT_NAME = "ratings.jsonl"
+# Above either a worker imports the file (as the dialogue uploads: annotation.workspace.uploads).
+LARGE_UPLOAD_BYTES = 2 * 1024 * 1024
+LARGE_UPLOAD_LINES = 5_000
+# How each surface names the option that replaces differing ratings, in the problems' hints (msgids).
+OPTION_NAMES = {
+    "api": {"update": "update=true"},
+    "page": {"update": gettext_noop("the option “Replace ratings that differ”")},
+}
+
+
+@dataclass(frozen=True)
+class RatingsUpload:
+    path: Path
+    name: str  # the name the user's file had
+    size: int  # bytes
+    lines: int
+
+    @property
+    def is_large(self) -> bool:
+        return self.size > LARGE_UPLOAD_BYTES or self.lines > LARGE_UPLOAD_LINES
+
+    @property
+    def relative_path(self) -> str:
+        """The path below VAR_DIR, as a job's parameters carry it."""
+        return self.path.relative_to(settings.VAR_DIR).as_posix()
+
+    @classmethod
+    def of(cls, kept: KeptUpload) -> RatingsUpload:
+        return cls(path=kept.path, name=kept.name, size=kept.size, lines=kept.lines)
+
+
+class UploadRejected(Exception):
+    """An upload that stored nothing: ``problems`` are rows (``core.problem_text.problem_row``), at most
+    ``MAX_PROBLEMS``; ``total`` is how many were found."""
+
+    def __init__(self, problems: list[dict], *, truncated: bool = False, total: int | None = None) -> None:
+        self.problems = problems
+        self.truncated = truncated
+        self.total = max(total or 0, len(problems))
+        super().__init__(f"{self.total} problem(s); nothing was stored")
+
+
+def ratings_file_keep(uploaded) -> RatingsUpload:
+    """Keep a form's uploaded file (a refused one raises its ``UploadTooLarge``)."""
+    return RatingsUpload.of(upload_keep(uploaded, folder=UPLOAD_FOLDER, default_name=DEFAULT_NAME))
+
+
+def ratings_body_keep(read, *, name: str = DEFAULT_NAME) -> RatingsUpload:
+    """Keep a request body read with ``read(n)``; ``UploadTooLarge`` past its limit (nothing is kept)."""
+    return RatingsUpload.of(stream_keep(read, folder=UPLOAD_FOLDER, name=name, setting=UPLOAD_SETTING))
+
+
+def ratings_upload_discard(upload: RatingsUpload) -> None:
+    kept_discard(upload.path, folder=UPLOAD_FOLDER)
+
+
+def ratings_upload_import(
+    *, upload: RatingsUpload, batch: Batch | None, user, dry_run: bool = False, update: bool = False,
+    surface: str = "api",
+) -> ImportSummary:  # fmt: skip
+    """``annotations_import`` of a kept upload (restricted to ``batch`` when given); ``UploadRejected`` with every
+    problem located as the user knows the file when anything is wrong: nothing is stored then."""
+    try:
+        return annotations_import(
+            paths=[upload.path], dry_run=dry_run, update=update, edited_by=user, batch=batch,
+            option_names=OPTION_NAMES[surface],
+        )  # fmt: skip
+    except InputError as exc:
+        names = {str(upload.path): upload.name}
+        # In the file's order (the checks of the values come after the checks of each line's fields).
+        ordered = sorted(exc.problems, key=lambda p: (p.file, p.line or 0))
+        rows = [problem_row(p, names=names) for p in ordered]
+        raise UploadRejected(rows, truncated=exc.truncated, total=exc.total) from None
+    except IntegrityError:
+        # Another request stored a rating of the same item and annotator, or deleted a dialogue, meanwhile.
+        template = gettext_noop(
+            "the stored ratings or dialogues changed while this file was being imported (another upload or a "
+            "deletion at the same time); nothing was stored, upload the file again"
+        )
+        raise UploadRejected([problem_row(Problem.of(upload.name, None, "$", template))]) from None
+
+
+def ratings_upload_enqueue(
+    *, upload: RatingsUpload, batch: Batch | None, user, dry_run: bool = False, update: bool = False,
+    surface: str = "api",
+) -> Job:  # fmt: skip
+    params = {"batch_id": batch.pk if batch is not None else None, "file": upload.relative_path, "name": upload.name,
+              "lines": upload.lines, "dry_run": dry_run, "update": update, "surface": surface}  # fmt: skip
+    return job_enqueue(kind=RATINGS_UPLOAD, params=params, user=user)
+
+
+def _kept_upload(params: dict) -> RatingsUpload:
+    path = kept_path(params.get("file", ""), folder=UPLOAD_FOLDER)
+    lines = int(params.get("lines") or 0)
+    return RatingsUpload(path=path, name=str(params.get("name") or path.name), size=path.stat().st_size, lines=lines)
+
+
+@job_handler(RATINGS_UPLOAD)
+def ratings_upload(job, progress) -> dict:
+    """Params ``{"batch_id" (or null: any batch), "file" (below VAR_DIR), "name" (the user's file name), "lines",
+    "dry_run", "update", "surface" ("api" or "page": how the problems' hints name the options)}``."""
+    params = job.params
+    batch = None
+    if params.get("batch_id") is not None:
+        batch = Batch.objects.filter(pk=params["batch_id"]).first()
+        if batch is None:
+            raise ValueError(f"params.batch_id: no batch with id {params['batch_id']!r} (deleted?)")
+    surface = params.get("surface") if params.get("surface") in OPTION_NAMES else "api"
+    upload = _kept_upload(params)
+    base = {"batch_id": batch.pk if batch else None, "batch_name": batch.name if batch else None, "file": upload.name}
+    try:
+        progress(0, max(upload.lines, 1), f"checking and storing {upload.lines} lines of {upload.name}", force=True)
+        try:
+            summary = ratings_upload_import(
+                upload=upload, batch=batch, user=job.created_by, dry_run=params.get("dry_run") is True,
+                update=params.get("update") is True, surface=surface,
+            )  # fmt: skip
+        except UploadRejected as exc:
+            # The runner saves this job object's result with the failure: the API and the batch page show them.
+            job.result = {**base, "problems": exc.problems, "truncated": exc.truncated, "total": exc.total}
+            raise JobRefused(f"{upload.name}: {exc.total} problem(s); nothing was stored") from None
+        # (The dialogue uploads register how the pages show that message.)
+        # No progress report after the import: it would check for a cancel request, and the ratings are stored.
+    finally:
+        ratings_upload_discard(upload)
+    return {**base, **summary_counts(summary)}
+
+
+def summary_counts(summary: ImportSummary) -> dict:
+    return {"created": summary.created, "updated": summary.updated, "unchanged": summary.unchanged,
+            "users_created": summary.users_created, "dry_run": summary.dry_run}  # fmt: skip
+
+
+def ratings_summary_text(result: dict) -> str:
+    """What an upload of ratings did (or would do, in a dry run), in people's words."""
+    values = {key: f"{result.get(key, 0):,}" for key in ("created", "updated", "unchanged", "users_created")}
+    values["file"] = result.get("file") or DEFAULT_NAME
+    if result.get("dry_run"):
+        text = _(
+            "Dry run of %(file)s, nothing was stored: %(created)s new ratings, %(updated)s to replace, "
+            "%(unchanged)s stored already."
+        )
+    else:
+        text = _("%(file)s: %(created)s ratings stored, %(updated)s replaced, %(unchanged)s stored already.")
+    text %= values
+    if n := result.get("users_created"):
+        accounts = ngettext(
+            "%(users_created)s annotator account was created for an annotator id seen only in the file.",
+            "%(users_created)s annotator accounts were created for annotator ids seen only in the file.",
+            n,
+        )
+        if result.get("dry_run"):
+            accounts = ngettext(
+                "%(users_created)s annotator account would be created.",
+                "%(users_created)s annotator accounts would be created.",
+                n,
+            )
+        text = pgettext("two sentences", "%(first)s %(second)s") % {"first": text, "second": accounts % values}
+    return text
+
+
+def _job_summary(result: dict) -> tuple[str, str | None]:
+    url = reverse("annotation:batch", args=[result["batch_id"]]) if result.get("batch_id") else None
+    return ratings_summary_text(result), url
+
+
+register_job_display(RATINGS_UPLOAD, gettext_lazy("Ratings upload"), _job_summary)
