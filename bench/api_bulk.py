@@ -11,7 +11,8 @@ Each round loads a fresh batch of dialogues in-process (not timed), then, over H
   there is none; each page is parsed as JSON. Target: every one of 100,000 ratings ≤ 10 s.
 - **export**: ``GET /api/v1/annotation/batches/<id>/export/ratings.jsonl`` read to its end. Target:
   100,000 ratings ≤ 3 s. The CSV of the same ratings and the consensus JSONL are timed beside it, without
-  a target; so is the Layer3 export of ``--trials`` trials with their metrics (NDJSON).
+  a target; so is the Layer3 export of ``--trials`` trials with their metrics
+  (``GET /api/experiment/batch/<batchId>/export/trials.jsonl``).
 
 The server runs as the README's deployment section says: gunicorn, 4 sync workers, PostgreSQL, and a
 Celery worker on Redis for the jobs. Figures are medians of ``--repeats`` rounds; targets are defined at
@@ -270,7 +271,7 @@ def main() -> int:
                     times["trials"] = []
                     for _ in range(args.repeats):
                         seconds, size, lines = timed_download(
-                            api, f"/api/v1/layer3/batch/{trials_batch}/export/trials.jsonl"
+                            api, f"/api/experiment/batch/{trials_batch}/export/trials.jsonl"
                         )
                         times["trials"].append(seconds)
                         sizes["trials"], sizes["trials_lines"] = size, lines
