@@ -79,6 +79,17 @@ class KeysetPagination(CursorPagination):
                 parameter["schema"].update(minimum=1, maximum=self.max_page_size, default=type(self).page_size)
         return parameters
 
+    def get_paginated_response_schema(self, schema):
+        link = "/api/v1/annotation/annotations/?batch=3&page_size=1000&cursor=WyJuIixbIjIwMjUtMDEtMDZUMDA6MTA6MjBa"
+        described = super().get_paginated_response_schema(schema)
+        described["required"] = ["next", "previous", "results"]
+        described["properties"]["next"].update(
+            example=f"https://jaiml.example.org{link}",
+            description="the next page (null on the last): follow it as it is until it is null",
+        )
+        described["properties"]["previous"].update(example=None, description="the page before (null on the first)")
+        return described
+
     # --- the page ---------------------------------------------------------------------------------------------
 
     def paginate_queryset(self, queryset, request, view=None):

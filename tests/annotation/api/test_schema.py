@@ -61,6 +61,18 @@ def test_the_main_bodies_have_examples(schema):
     assert upload["multipart/form-data"]["schema"]["properties"]["file"]
 
 
+def test_a_list_answer_is_documented_as_cursor_pages_of_this_api(schema):
+    """Issue 31: {next, previous, results} with this API's own links (not DRF's api.example.org/accounts)."""
+    listing = schema["paths"]["/api/v1/annotation/annotations/"]["get"]
+    page = listing["responses"]["200"]["content"]["application/json"]["schema"]
+    page = schema["components"]["schemas"][page["$ref"].rsplit("/", 1)[1]] if "$ref" in page else page
+    assert set(page["required"]) == {"next", "previous", "results"} and "count" not in page["properties"]
+    assert "/api/v1/annotation/" in page["properties"]["next"]["example"]
+    assert "example.org/accounts" not in str(page)
+    names = {parameter["name"] for parameter in listing["parameters"]}
+    assert {"cursor", "page_size"} <= names and "page" not in names
+
+
 def test_the_schema_endpoint_serves_it_to_researchers(client, researcher):
     client.force_login(researcher)
     response = client.get("/api/schema/")
