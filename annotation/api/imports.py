@@ -244,11 +244,7 @@ class RatingsImportViewSet(ApiErrorsMixin, viewsets.GenericViewSet):
     def _import(self, request, upload: RatingsUpload, *, dry_run: bool, update: bool, batch: Batch | None):
         options = {"batch": batch, "user": request.user, "dry_run": dry_run, "update": update, "surface": "api"}
         if upload.is_large:
-            try:
-                job = ratings_upload_enqueue(upload=upload, **options)
-            except BaseException:
-                ratings_upload_discard(upload)
-                raise
+            job = ratings_upload_enqueue(upload=upload, **options)
             body = JobSerializer(job).data
             return Response(body, status=status.HTTP_202_ACCEPTED, headers={"Location": body["url"]})
         try:

@@ -122,9 +122,14 @@ def ratings_upload_enqueue(
     *, upload: RatingsUpload, batch: Batch | None, user, dry_run: bool = False, update: bool = False,
     surface: str = "api",
 ) -> Job:  # fmt: skip
+    """The job importing a kept upload in the worker; the kept file is discarded when the job cannot be queued."""
     params = {"batch_id": batch.pk if batch is not None else None, "file": upload.relative_path, "name": upload.name,
               "lines": upload.lines, "dry_run": dry_run, "update": update, "surface": surface}  # fmt: skip
-    return job_enqueue(kind=RATINGS_UPLOAD, params=params, user=user)
+    try:
+        return job_enqueue(kind=RATINGS_UPLOAD, params=params, user=user)
+    except BaseException:
+        ratings_upload_discard(upload)
+        raise
 
 
 def _kept_upload(params: dict) -> RatingsUpload:

@@ -213,11 +213,7 @@ def batch_ratings_upload(request, pk: int):
                "update": form.cleaned_data["update"], "surface": "page"}  # fmt: skip
     upload = ratings_file_keep(form.cleaned_data["file"])
     if upload.is_large:
-        try:
-            job = ratings_upload_enqueue(upload=upload, **options)
-        except BaseException:
-            ratings_upload_discard(upload)
-            raise
+        job = ratings_upload_enqueue(upload=upload, **options)
         messages.info(
             request,
             _("%(file)s (%(lines)s lines) is being imported by a worker; its progress is shown below.")
