@@ -25,6 +25,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from annotation.aggregation.agreement import JUDGE_MISSING, JUDGE_SCALE, axis_kappa, pairwise_quadratic_kappa
 from annotation.aggregation.calibration import calibration_report
+from bench._targets import Targets
 
 PEOPLE = ("p1", "p2", "p3")
 N_BOOT = 1000
@@ -69,7 +70,7 @@ def median_seconds(run, repeats: int) -> float:
     return statistics.median(times)
 
 
-def main() -> None:
+def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--sizes", type=int, nargs="+", default=[200, 1000])
     parser.add_argument("--repeats", type=int, default=5)
@@ -89,7 +90,8 @@ def main() -> None:
     print("report: the calibration report with 1,000 bootstrap replicates; no CIs: the same with n_boot=0;")
     print("bootstrap: their difference (every statistic's intervals); 1 stat looped: the people's kappa CI by")
     print("1,000 calls of the engine on resampled matrices; ratio: looped / bootstrap (a lower bound).")
+    return Targets(none_reason="this bench prints figures only; the README quotes them").finish()
 
 
 if __name__ == "__main__":
-    main()
+    sys.exit(main())

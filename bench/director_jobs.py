@@ -25,6 +25,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
+from bench._targets import Targets  # noqa: E402
 from bench.director import generate_utterances  # noqa: E402
 
 
@@ -72,8 +73,9 @@ def main() -> int:
             f"  --jobs {jobs}: {median:.2f} s, {median / one:.2f}x --jobs 1; past the start-up {median - fixed:.2f} s, "
             f"{(median - fixed) / (one - fixed):.2f}x --jobs 1"
         )
-    print("outputs identical to --jobs 1: " + ("yes" if same else "NO"))
-    return 0 if same else 1
+    targets = Targets()
+    targets.record("outputs identical to --jobs 1", same, "yes" if same else "NO")
+    return targets.finish()
 
 
 if __name__ == "__main__":

@@ -40,6 +40,10 @@ from http.cookies import SimpleCookie
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+
+from bench._targets import Targets  # noqa: E402
+
 MB = 1024 * 1024
 SETUP = """
 import django; django.setup()
@@ -198,7 +202,7 @@ def _measure(pid: int, label: str, upload) -> dict:
     return row
 
 
-def main() -> None:
+def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--mb", type=float, default=200, help="size of the refused trial log (MB)")
     parser.add_argument("--accepted", type=float, default=0, help="also upload a trial log of this size within "
@@ -268,12 +272,15 @@ def main() -> None:
             for row in rows:
                 print(f"  {row['case']}: {row['answer']!r}")
             first = rows[0]
-            verdict = "under" if first["delta_mb"] < 200 else "OVER"
             print(f"the {size / MB:.0f} MB trial log (answer {first['status']}): +{first['delta_mb']} MB above the "
-                  f"baseline, {verdict} the 200 MB target")  # fmt: skip
+                  "baseline")  # fmt: skip
+            targets = Targets()
+            targets.at_most(f"memory above the baseline while a {size / MB:.0f} MB trial log is refused",
+                            first["delta_mb"], 200, unit="MB", digits=0)  # fmt: skip
         finally:
             server.terminate()
             server.wait(timeout=30)
+    return targets.finish()
 
 
 def _free_port() -> int:
@@ -295,4 +302,4 @@ def _wait(port: int) -> None:
 
 
 if __name__ == "__main__":
-    main()
+    sys.exit(main())
