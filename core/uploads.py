@@ -27,6 +27,37 @@ class KeptUpload:
     head: bytes  # the first bytes (up to 4): what kind of file it is
 
 
+@dataclass(frozen=True)
+class TextUpload:
+    """A kept text upload as its import and its job see it: where it is, the user's name for it, its size in
+    bytes and its lines. Each kind says when it ``is_large`` (handed to a worker) with its own thresholds."""
+
+    path: Path
+    name: str  # the name the user's file had
+    size: int  # bytes
+    lines: int
+
+    @property
+    def relative_path(self) -> str:
+        """The path below VAR_DIR, as a job's parameters carry it."""
+        return self.path.relative_to(settings.VAR_DIR).as_posix()
+
+    def job_params(self) -> dict:
+        """What a job needs to find the file again (``from_job``)."""
+        return {"file": self.relative_path, "name": self.name, "lines": self.lines}
+
+    @classmethod
+    def of(cls, kept: KeptUpload):
+        return cls(path=kept.path, name=kept.name, size=kept.size, lines=kept.lines)
+
+    @classmethod
+    def from_job(cls, params: dict, *, folder: Path):
+        """The upload a job's ``params`` name (``job_params``); ``ValueError`` unless it is a file under ``folder``."""
+        path = kept_path(params.get("file", ""), folder=folder)
+        name = str(params.get("name") or path.name)
+        return cls(path=path, name=name, size=path.stat().st_size, lines=int(params.get("lines") or 0))
+
+
 def safe_name(name: str, default: str) -> str:
     """``name``'s last part with only letters, digits, ``.``, ``-`` and ``_`` (at most 100), never hidden."""
     name = re.sub(r"[^\w.-]", "_", Path(name or "").name)[:100].lstrip(".")

@@ -11,10 +11,8 @@ problems in the job's result.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from pathlib import Path
 
-from django.conf import settings
 from django.db import IntegrityError
 from django.urls import reverse
 from django.utils.translation import gettext as _
@@ -29,7 +27,7 @@ from core.jsonl import InputError, Problem
 from core.models import Job
 from core.problem_text import problem_row
 from core.services import job_enqueue
-from core.uploads import KeptUpload, kept_path, stream_keep, upload_keep
+from core.uploads import TextUpload, stream_keep, upload_keep
 from core.uploads import upload_discard as kept_discard
 
 RATINGS_UPLOAD = "annotation.ratings_upload"
@@ -46,25 +44,12 @@ OPTION_NAMES = {
 }
 
 
-@dataclass(frozen=True)
-class RatingsUpload:
-    path: Path
-    name: str  # the name the user's file had
-    size: int  # bytes
-    lines: int
+class RatingsUpload(TextUpload):
+    """A kept ratings file."""
 
     @property
     def is_large(self) -> bool:
         return self.size > LARGE_UPLOAD_BYTES or self.lines > LARGE_UPLOAD_LINES
-
-    @property
-    def relative_path(self) -> str:
-        """The path below VAR_DIR, as a job's parameters carry it."""
-        return self.path.relative_to(settings.VAR_DIR).as_posix()
-
-    @classmethod
-    def of(cls, kept: KeptUpload) -> RatingsUpload:
-        return cls(path=kept.path, name=kept.name, size=kept.size, lines=kept.lines)
 
 
 class UploadRejected(Exception):
@@ -123,19 +108,13 @@ def ratings_upload_enqueue(
     surface: str = "api",
 ) -> Job:  # fmt: skip
     """The job importing a kept upload in the worker; the kept file is discarded when the job cannot be queued."""
-    params = {"batch_id": batch.pk if batch is not None else None, "file": upload.relative_path, "name": upload.name,
-              "lines": upload.lines, "dry_run": dry_run, "update": update, "surface": surface}  # fmt: skip
+    params = {"batch_id": batch.pk if batch is not None else None, **upload.job_params(), "dry_run": dry_run,
+              "update": update, "surface": surface}  # fmt: skip
     try:
         return job_enqueue(kind=RATINGS_UPLOAD, params=params, user=user)
     except BaseException:
         ratings_upload_discard(upload)
         raise
-
-
-def _kept_upload(params: dict) -> RatingsUpload:
-    path = kept_path(params.get("file", ""), folder=UPLOAD_FOLDER)
-    lines = int(params.get("lines") or 0)
-    return RatingsUpload(path=path, name=str(params.get("name") or path.name), size=path.stat().st_size, lines=lines)
 
 
 @job_handler(RATINGS_UPLOAD)
@@ -149,7 +128,7 @@ def ratings_upload(job, progress) -> dict:
         if batch is None:
             raise ValueError(f"params.batch_id: no batch with id {params['batch_id']!r} (deleted?)")
     surface = params.get("surface") if params.get("surface") in OPTION_NAMES else "api"
-    upload = _kept_upload(params)
+    upload = RatingsUpload.from_job(params, folder=UPLOAD_FOLDER)
     base = {"batch_id": batch.pk if batch else None, "batch_name": batch.name if batch else None, "file": upload.name}
     try:
         progress(0, max(upload.lines, 1), f"checking and storing {upload.lines} lines of {upload.name}", force=True)

@@ -24,7 +24,6 @@ from core.job_runner import JobRefused
 from core.jobs import job_handler
 from core.models import Job
 from core.services import job_enqueue
-from core.uploads import kept_path
 
 DIALOGUES_UPLOAD = "annotation.dialogues_upload"
 
@@ -32,15 +31,8 @@ DIALOGUES_UPLOAD = "annotation.dialogues_upload"
 def dialogues_upload_enqueue(
     *, upload: SavedUpload, batch: Batch, user, update: bool = False, force_text_change: bool = False
 ) -> Job:
-    params = {"batch_id": batch.pk, "file": upload.relative_path, "name": upload.name, "lines": upload.lines,
-              "update": update, "force_text_change": force_text_change}  # fmt: skip
+    params = {"batch_id": batch.pk, **upload.job_params(), "update": update, "force_text_change": force_text_change}
     return job_enqueue(kind=DIALOGUES_UPLOAD, params=params, user=user)
-
-
-def _kept_upload(params: dict) -> SavedUpload:
-    path = kept_path(params.get("file", ""), folder=UPLOAD_FOLDER)
-    lines = int(params.get("lines") or 0)
-    return SavedUpload(path=path, name=str(params.get("name") or path.name), size=path.stat().st_size, lines=lines)
 
 
 @job_handler(DIALOGUES_UPLOAD)
@@ -50,7 +42,7 @@ def dialogues_upload(job, progress) -> dict:
     batch = Batch.objects.filter(pk=job.params.get("batch_id")).first()
     if batch is None:
         raise ValueError(f"params.batch_id: no batch with id {job.params.get('batch_id')!r} (deleted?)")
-    upload = _kept_upload(job.params)
+    upload = SavedUpload.from_job(job.params, folder=UPLOAD_FOLDER)
     try:
         total = max(upload.lines, 1)
         progress(0, total, f"checking and storing {upload.lines} lines of {upload.name}", force=True)

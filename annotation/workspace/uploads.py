@@ -8,10 +8,8 @@ uploaded it, not the path it was kept under.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from pathlib import Path
 
-from django.conf import settings
 from django.db import transaction
 from django.utils.translation import gettext as _
 from django.utils.translation import gettext_noop, pgettext
@@ -20,8 +18,8 @@ from annotation.io.imports import ImportSummary, dialogues_import
 from annotation.io.records import InputError, Problem
 from annotation.models import Batch
 from core.problem_text import problem_row
+from core.uploads import TextUpload, upload_keep
 from core.uploads import upload_discard as kept_discard
-from core.uploads import upload_keep
 
 # Above either limit an upload is imported by a worker, with progress on the batch page.
 LARGE_UPLOAD_BYTES = 2 * 1024 * 1024
@@ -34,21 +32,12 @@ OPTION_NAMES = {
 }
 
 
-@dataclass(frozen=True)
-class SavedUpload:
-    path: Path
-    name: str  # the name the user's file had
-    size: int
-    lines: int
+class SavedUpload(TextUpload):
+    """A kept dialogue file."""
 
     @property
     def is_large(self) -> bool:
         return self.size > LARGE_UPLOAD_BYTES or self.lines > LARGE_UPLOAD_LINES
-
-    @property
-    def relative_path(self) -> str:
-        """The path below VAR_DIR, as a job's parameters carry it."""
-        return self.path.relative_to(settings.VAR_DIR).as_posix()
 
 
 class UploadRejected(Exception):
@@ -63,7 +52,7 @@ class UploadRejected(Exception):
 def upload_save(uploaded) -> SavedUpload:
     """Copy an uploaded file to a folder of its own under VAR_DIR, counting its bytes and lines."""
     kept = upload_keep(uploaded, folder=UPLOAD_FOLDER, default_name="dialogues.jsonl")
-    return SavedUpload(path=kept.path, name=kept.name, size=kept.size, lines=kept.lines)
+    return SavedUpload.of(kept)
 
 
 def upload_discard(path: Path) -> None:

@@ -2,8 +2,10 @@
 
 import json
 import logging
+from pathlib import Path
 
 import pytest
+from django.conf import settings
 from django.core.files.uploadedfile import SimpleUploadedFile
 from django.utils import translation
 
@@ -34,7 +36,7 @@ def _create(client, rows, **fields):
 
 
 def _uploads_left() -> list:
-    folder = uploads.Path(uploads.settings.VAR_DIR) / uploads.UPLOAD_FOLDER
+    folder = Path(settings.VAR_DIR) / uploads.UPLOAD_FOLDER
     return list(folder.glob("*/*")) if folder.exists() else []
 
 
