@@ -12,11 +12,11 @@ from __future__ import annotations
 from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import OpenApiParameter, OpenApiResponse, extend_schema
 from rest_framework import status
-from rest_framework.response import Response
 from rest_framework.views import APIView
 
 from core.api_files import AnyAccept, attachment
 from core.permissions import IsResearcher
+from layer3.api.errors import error_response as _error
 from layer3.exports.formats import MEDIA_TYPES, iter_csv, iter_ndjson, trials_filename
 from layer3.models import TrialLog
 from layer3.selectors import BatchNotFound, batch_get, trials_for_export
@@ -24,13 +24,6 @@ from layer3.selectors import BatchNotFound, batch_get, trials_for_export
 JSONL_CONTENT_TYPE = "application/x-ndjson; charset=utf-8"
 _MODEL_CONFIG = OpenApiParameter("modelConfig", str, description="only this model config's trials")
 _JSON = OpenApiTypes.OBJECT
-
-
-def _error(code: int, message: str, field: str | None = None) -> Response:
-    body = {"success": False, "error": message}
-    if field is not None:
-        body["field"] = field
-    return Response(body, status=code)
 
 
 class _TrialsExport(APIView):

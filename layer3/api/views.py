@@ -29,6 +29,7 @@ from core.permissions import IsResearcher
 from core.problem_text import problem_row
 from core.query_params import QueryParamError, whole_number
 from core.upload_limits import upload_refusal
+from layer3.api.errors import error_response as _error
 from layer3.api.requests import RequestError, parse_evaluate_request
 from layer3.api.schemas import EvaluateLayer3RequestSerializer
 from layer3.exports.calibration_files import batch_calibration
@@ -47,13 +48,6 @@ from layer3.statistics import CORRECTIONS, DEFAULT_FAMILY, parse_family
 
 MAX_PAGE_SIZE = 500
 MAX_PAGE = 10**9
-
-
-def _error(code: int, message: str, field: str | None = None, **extra) -> Response:
-    body = {"success": False, "error": message, **extra}
-    if field is not None:
-        body["field"] = field
-    return Response(body, status=code)
 
 
 def _batch(batch_id: str):
