@@ -12,12 +12,15 @@ Every figure is the median of ``--runs`` runs in new processes, measured in this
     as ``manage.py`` and ``config/wsgi.py`` start it (target: <= 0.6 s);
 (b) ``manage.py migrate --verbosity 0`` on a database that is already migrated, the whole process's wall time
     (target: <= 1 s);
-(c) first start: on a new, empty database, ``manage.py migrate --no-input`` (every table created), then the web
-    server as the Procfile's ``web`` line starts it (gunicorn ``config.wsgi --preload``, ``--workers`` sync
-    workers, DEBUG=0), until its first HTTP 200 of ``GET /login/``; wall time from launching ``migrate`` to that answer
-    (target: <= 3 s);
+(c) first start: on a new, empty database, ``manage.py migrate --no-input`` (the final schema created at
+    once, core.fresh_schema), then the web server as the Procfile's ``web`` line starts it (gunicorn
+    ``config.wsgi --preload``, ``--workers`` sync workers, DEBUG=0), until its first HTTP 200 of ``GET /login/``;
+    wall time from launching ``migrate`` to that answer (target: <= 3 s);
 (d) restart: the same web server started on a migrated database, until its first HTTP 200 of ``GET /login/``
-    (target: <= 2 s).
+    (target: <= 2 s);
+(e) the first start of (c) with ``migrate --replay``, which applies the migrations one by one instead of
+    creating a new database's schema at once (core.fresh_schema): the reference for (c), measured in the same
+    run (no target; left out for a checkout without core/fresh_schema.py).
 
 ``/login/`` is the first page anyone asks for: it answers 200 without a login and renders a template through
 every middleware. Python's bytecode of the project is compiled once before the timed runs (into a temporary
@@ -79,8 +82,8 @@ def run(args: list[str], root: Path, env: dict) -> subprocess.CompletedProcess:
     return done
 
 
-def migrate(root: Path, env: dict) -> None:
-    run([sys.executable, "manage.py", "migrate", "--no-input", "--verbosity", "0"], root, env)
+def migrate(root: Path, env: dict, *options: str) -> None:
+    run([sys.executable, "manage.py", "migrate", "--no-input", "--verbosity", "0", *options], root, env)
 
 
 def setup_seconds(root: Path, env: dict) -> float:
@@ -131,10 +134,10 @@ def serve_until_ok(root: Path, env: dict, workers: int, log: Path) -> float:
             server.wait(timeout=60)
 
 
-def first_start_seconds(root: Path, env: dict, workers: int, log: Path) -> float:
+def first_start_seconds(root: Path, env: dict, workers: int, log: Path, *options: str) -> float:
     """Seconds from launching ``migrate`` on the new database of ``env`` to the server's first HTTP 200."""
     started = time.perf_counter()
-    migrate(root, env)
+    migrate(root, env, *options)
     return time.perf_counter() - started + serve_until_ok(root, env, workers, log)
 
 
@@ -218,6 +221,12 @@ def main(argv: list[str] | None = None) -> int:
                 for n in range(options.runs)
             ]
             restarts = [serve_until_ok(root, server, options.workers, log) for _ in range(options.runs)]
+            replays = [
+                first_start_seconds(
+                    root, {**server, "DATABASE_URL": databases.new(f"replayed{n}")}, options.workers, log, "--replay"
+                )
+                for n in range(options.runs if (root / "core" / "fresh_schema.py").exists() else 0)
+            ]
         finally:
             databases.drop_all()
     targets = Targets()
@@ -229,6 +238,10 @@ def main(argv: list[str] | None = None) -> int:
     ):
         met = targets.at_most(name, statistics.median(values), bound)
         print(f"{summary(label, values)}  target <= {bound:g} s: {targets.verdict(met)}")
+    if replays:
+        ratio = statistics.median(replays) / statistics.median(firsts)
+        print(f"{summary('(e) first start, --replay', replays)}  no target: the reference for (c), every "
+              f"migration applied one by one ({ratio:.1f}x the time of (c))")  # fmt: skip
     return targets.finish()
 
 

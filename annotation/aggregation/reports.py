@@ -7,6 +7,8 @@ from collections.abc import Sequence
 from concurrent.futures import ThreadPoolExecutor
 from datetime import UTC, datetime
 
+from threadpoolctl import threadpool_limits
+
 from annotation.aggregation.agreement import axis_report
 from annotation.axes import AXES, MIN_KAPPA, TARGET_KAPPA
 from annotation.io.dataset import RatingSet
@@ -43,8 +45,12 @@ def kappa_report(
         report["target_reached"] = report["kappa"] is not None and report["kappa"] >= target_kappa
         return report
 
-    # The axes are independent and numpy releases the GIL in the heavy parts (the bootstrap).
-    with ThreadPoolExecutor(max_workers=min(len(AXES), os.cpu_count() or 1)) as pool:
+    # The axes are independent and numpy releases the GIL in the heavy parts (the bootstrap). One core per
+    # axis: BLAS threads of their own inside each axis (the bootstrap's matrix product) would only contend.
+    with (
+        threadpool_limits(limits=1, user_api="blas"),
+        ThreadPoolExecutor(max_workers=min(len(AXES), os.cpu_count() or 1)) as pool,
+    ):
         axes = dict(zip(AXES, pool.map(one_axis, AXES), strict=True))
     return {
         "min_kappa": min_kappa,

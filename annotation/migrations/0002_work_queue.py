@@ -71,5 +71,5 @@ class Migration(migrations.Migration):
             model_name='assignment',
             constraint=models.UniqueConstraint(fields=('dialogue', 'annotator'), name='assignment_once_per_annotator'),
         ),
-        migrations.RunPython(recount_taken, migrations.RunPython.noop),
+        migrations.RunPython(recount_taken, migrations.RunPython.noop, elidable=True),
     ]

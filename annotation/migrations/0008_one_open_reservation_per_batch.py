@@ -44,7 +44,7 @@ class Migration(migrations.Migration):
                 verbose_name="batch",
             ),
         ),
-        migrations.RunPython(backfill_batch_and_close_duplicates, migrations.RunPython.noop),
+        migrations.RunPython(backfill_batch_and_close_duplicates, migrations.RunPython.noop, elidable=True),
         migrations.AlterField(
             model_name="assignment",
             name="batch",

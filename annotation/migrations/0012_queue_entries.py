@@ -74,7 +74,7 @@ class Migration(migrations.Migration):
             model_name="queueentry",
             index=models.Index(fields=["batch", "taken_count", "dialogue"], name="queue_entry_order"),
         ),
-        migrations.RunPython(copy_counts, copy_counts_back),
+        migrations.RunPython(copy_counts, copy_counts_back, elidable=True),
         migrations.RemoveIndex(model_name="dialogue", name="dialogue_queue_order"),
         migrations.RemoveField(model_name="dialogue", name="taken_count"),
         migrations.AlterField(

@@ -70,5 +70,5 @@ class Migration(migrations.Migration):
             },
         ),
         migrations.RunPython(reviewer_group, migrations.RunPython.noop),
-        migrations.RunPython(history_of_reviewed_flags, migrations.RunPython.noop),
+        migrations.RunPython(history_of_reviewed_flags, migrations.RunPython.noop, elidable=True),
     ]

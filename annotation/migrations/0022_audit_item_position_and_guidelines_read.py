@@ -63,5 +63,5 @@ class Migration(migrations.Migration):
                 ],
             },
         ),
-        migrations.RunPython(number_audit_items, migrations.RunPython.noop),
+        migrations.RunPython(number_audit_items, migrations.RunPython.noop, elidable=True),
     ]

@@ -52,5 +52,5 @@ class Migration(migrations.Migration):
                 'verbose_name_plural': 'LLM cache entries',
             },
         ),
-        migrations.RunPython(entries_from_the_ledger, migrations.RunPython.noop),
+        migrations.RunPython(entries_from_the_ledger, migrations.RunPython.noop, elidable=True),
     ]

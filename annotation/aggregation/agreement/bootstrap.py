@@ -17,6 +17,8 @@ Two exact shortcuts make a replicate cheap:
   n, sum a, sum b, sum (a^2 + b^2), sum (a - b)^2. Then
   ``kappa = 1 - n * sum (a-b)^2 / (n * sum (a^2+b^2) - 2 * sum a * sum b)``,
   algebraically identical to ``1 - sum w*O / sum w*E`` of the confusion matrix (what sklearn computes).
+  The sums of all pairs for many replicates are one matrix product, (replicates x patterns) times
+  (patterns x sums of each pair), when that matrix is small enough.
 
 Only items with at least two ratings are resampled: the others belong to no rater pair and cannot move
 any kappa.
@@ -40,6 +42,7 @@ from annotation.aggregation.agreement.core import (
 
 _STAT_N, _STAT_SUM_A, _STAT_SUM_B, _STAT_SQUARES, _STAT_SQDIFF = range(5)
 _CHUNK_ELEMENTS = 4_000_000  # bound on replicates x pattern-pairs held in memory at once
+_MATRIX_ELEMENTS = 4_000_000  # bound on patterns x 5 sums x rater pairs for the matrix product (32 MB)
 
 
 def unique_patterns(idx: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -68,13 +71,33 @@ class PatternPairStats:
         b = cat_b[order].astype(np.float64)
         self.values = np.stack([np.ones_like(a), a, b, a * a + b * b, (a - b) ** 2])  # (5, entries)
         self.starts = np.flatnonzero(np.r_[True, pair[1:] != pair[:-1]]) if pair.size else pair
+        self.matrix = self._matrix(patterns.shape[0])
+
+    def _matrix(self, n_patterns: int) -> np.ndarray | None:
+        """The sums as one matrix product: row = pattern, column = (sum, pair); None when it would be too large.
+
+        A pattern holds each rater pair at most once, so every (pattern, pair) cell gets one entry's values.
+        """
+        n_pairs = self.starts.size
+        if not n_pairs or n_patterns * 5 * n_pairs > _MATRIX_ELEMENTS:
+            return None
+        group = np.repeat(np.arange(n_pairs), np.diff(np.r_[self.starts, self.n_entries]))
+        matrix = np.zeros((n_patterns, 5, n_pairs))
+        matrix[self.pattern, :, group] = self.values.T
+        return matrix.reshape(n_patterns, 5 * n_pairs)
 
     @property
     def n_entries(self) -> int:
         return int(self.pattern.size)
 
     def sums(self, pattern_counts: np.ndarray) -> np.ndarray:
-        """For each row of pattern multiplicities (replicates x patterns): the sums, shape (replicates, 5, pairs)."""
+        """For each row of pattern multiplicities (replicates x patterns): the sums, shape (replicates, 5, pairs).
+
+        Both ways add the same small integers (exact in float64), so they give the same sums to the bit.
+        """
+        if self.matrix is not None:
+            product = pattern_counts.astype(np.float64) @ self.matrix
+            return product.reshape(pattern_counts.shape[0], 5, self.starts.size)
         drawn = pattern_counts[:, self.pattern].astype(np.float64)  # (replicates, entries)
         return np.add.reduceat(drawn[:, None, :] * self.values[None, :, :], self.starts, axis=2)
 

@@ -463,6 +463,22 @@ def test_bootstrap_pattern_shortcut_equals_resampling_items():
         assert abs(kappa_from_sums(stats.sums(counts), 2)[0] - direct) < TOL
 
 
+def test_bootstrap_sums_as_one_matrix_product_equal_the_grouped_sums_to_the_bit(monkeypatch):
+    """The matrix product and ``np.add.reduceat`` give the same sums, so a seed gives the same interval."""
+    ratings = synthetic(400, 7, 3, seed=11)
+    patterns, frequency = unique_patterns(check_ratings(ratings)[0])
+    stats = PatternPairStats(patterns)
+    assert stats.matrix is not None
+    counts = np.random.default_rng(5).multinomial(frequency.sum(), frequency / frequency.sum(), size=40)
+    by_matrix = stats.sums(counts)
+    stats.matrix = None
+    assert np.array_equal(by_matrix, stats.sums(counts))
+    with_matrix = bootstrap_kappa_ci(ratings, n_boot=200, seed=3, method="bca")
+    monkeypatch.setattr("annotation.aggregation.agreement.bootstrap._MATRIX_ELEMENTS", 0)
+    assert PatternPairStats(patterns).matrix is None
+    assert bootstrap_kappa_ci(ratings, n_boot=200, seed=3, method="bca") == with_matrix
+
+
 def test_bootstrap_undefined_cases():
     low, high, reason = bootstrap_kappa_ci(np.ones((30, 3), dtype=int), n_boot=50)
     assert low is None and high is None and "undefined on the full data" in reason
