@@ -4,7 +4,7 @@ import json
 
 import numpy as np
 import pytest
-from django.core.management import CommandError, call_command
+from django.core.management import CommandError, call_command, load_command_class
 
 from annotation.models import AgreementReport
 from tests.annotation.conftest import dialogue, rating
@@ -178,3 +178,27 @@ def test_export_consensus_from_the_database_matches_the_file_merge(jsonl, tmp_pa
 def test_missing_input_file_is_named(command, tmp_path):
     with pytest.raises(CommandError, match=r"nope\.jsonl: \$: file not found"):
         call_command(command, "--input", str(tmp_path / "nope.jsonl"), "--output", str(tmp_path / "out"))
+
+
+@pytest.mark.django_db  # merge looks up accepted quality flags (none here)
+@pytest.mark.parametrize("command", ["kappa_calculator", "merge_annotations", "validate_annotations"])
+def test_the_seed_file_tools_do_not_run_the_site_checks(command, jsonl, tmp_path, monkeypatch):
+    def checked(*args, **kwargs):
+        raise AssertionError("system checks ran")
+
+    monkeypatch.setattr("django.core.management.base.BaseCommand.check", checked)
+    path = jsonl(_batch())
+    options = {
+        "kappa_calculator": ["--output", str(tmp_path / "k.json"), "--n-boot", "50"],
+        "merge_annotations": ["--output", str(tmp_path / "c.jsonl")],
+        "validate_annotations": ["--dialogues", str(jsonl([dialogue(i) for i in range(40)]))],
+    }[command]
+    tool = load_command_class("annotation", command)
+    # As `manage.py <command>` runs it (run_from_argv without closing the test's connection); with
+    # requires_system_checks = [] the command has no --skip-checks option at all.
+    parsed = vars(tool.create_parser("manage.py", command).parse_args(["--input", str(path), *options]))
+    assert "skip_checks" not in parsed
+    try:
+        tool.execute(*parsed.pop("args", ()), **parsed)
+    except CommandError as error:  # validate's verdict on the data is not what this test is about
+        assert "system checks" not in str(error)

@@ -7,6 +7,10 @@ from annotation.models import AgreementReport
 
 
 class Command(BaseCommand):
+    # A file tool of seed A.6/A.7: the site's system checks (URLs, admin, templates) say nothing about its
+    # files and cost a tenth of a second of every run (they import every view). `manage.py check` runs them.
+    requires_system_checks = []
+
     help = (
         "Inter-annotator agreement of seed A.3 output JSONL files: quadratic weighted kappa per axis with a "
         "bootstrap 95%% CI, Krippendorff's alpha (ordinal), Gwet's AC2, observed agreement and prevalence (seed A.6)."

@@ -24,6 +24,10 @@ REPORTS = ("kappa_report.json", "outlier_report.json")  # what --reports holds
 
 
 class Command(BaseCommand):
+    # A file tool of seed A.6/A.7: the site's system checks (URLs, admin, templates) say nothing about its
+    # files and cost a tenth of a second of every run (they import every view). `manage.py check` runs them.
+    requires_system_checks = []
+
     help = (
         "Merge several annotators' ratings (seed A.3 output JSONL) into one consensus line per item (seed A.6). "
         "Low-confidence ratings and annotators with low leave-one-out kappa on an axis are left out; items with "
