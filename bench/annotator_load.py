@@ -21,6 +21,7 @@ machine; a sync worker answers one request per connection, so every request goes
 from __future__ import annotations
 
 import argparse
+import math
 import os
 import random
 import re
@@ -252,6 +253,11 @@ def postgres_cpu_seconds() -> float:
     return _cpu_seconds(lambda comm, fields: comm == "postgres")
 
 
+def milliseconds(value: float) -> str:
+    """A latency column: "—" where the flow has no such request (the HTMX flow's next item is the submit's answer)."""
+    return "—" if math.isnan(value) else f"{value:.1f}ms"
+
+
 def percentile(values: list[float], q: float) -> float:
     if not values:
         return float("nan")
@@ -303,8 +309,8 @@ def measure(args, port: int, batch_id: int, server) -> int:
         f"{args.seconds:.0f} s per run"
     )
     print(
-        f"{'flow':<22} {'clients':>7} {'subm/s':>8} {'next p50':>9} {'next p95':>9} "
-        f"{'submit p50':>11} {'submit p95':>11}"
+        f"{'flow':<22} {'clients':>7} {'subm/s':>8} {'next p50':>10} {'next p95':>10} "
+        f"{'submit p50':>12} {'submit p95':>12}"
     )
     rows, cpu_notes = [], []
     for htmx in [flow == "htmx" for flow in args.flows]:
@@ -323,8 +329,8 @@ def measure(args, port: int, batch_id: int, server) -> int:
             next_p50, next_p95 = percentile(results["next"], 0.5), percentile(results["next"], 0.95)
             sub_p50, sub_p95 = percentile(results["submit"], 0.5), percentile(results["submit"], 0.95)
             print(
-                f"{flow:<22} {clients:>7} {rate:>8.1f} {next_p50:>8.1f}ms {next_p95:>8.1f}ms "
-                f"{sub_p50:>10.1f}ms {sub_p95:>10.1f}ms"
+                f"{flow:<22} {clients:>7} {rate:>8.1f} {milliseconds(next_p50):>10} {milliseconds(next_p95):>10} "
+                f"{milliseconds(sub_p50):>12} {milliseconds(sub_p95):>12}"
             )
             n = max(1, len(results["submit"]))
             rows.append((flow, clients, rate, next_p95, sub_p95, results["sizes"]))
