@@ -7,8 +7,6 @@ from collections.abc import Sequence
 from concurrent.futures import ThreadPoolExecutor
 from datetime import UTC, datetime
 
-from threadpoolctl import threadpool_limits
-
 from annotation.aggregation.agreement import axis_report
 from annotation.axes import AXES, MIN_KAPPA, TARGET_KAPPA
 from annotation.io.dataset import RatingSet
@@ -47,6 +45,8 @@ def kappa_report(
 
     # The axes are independent and numpy releases the GIL in the heavy parts (the bootstrap). One core per
     # axis: BLAS threads of their own inside each axis (the bootstrap's matrix product) would only contend.
+    from threadpoolctl import threadpool_limits  # here: this module loads at start-up, the report does not
+
     with (
         threadpool_limits(limits=1, user_api="blas"),
         ThreadPoolExecutor(max_workers=min(len(AXES), os.cpu_count() or 1)) as pool,

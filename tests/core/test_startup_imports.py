@@ -12,7 +12,7 @@ ROOT = Path(__file__).resolve().parents[2]
 # redis-py (40 ms) only where Redis is used (llm.limits' RedisLimits, the health check).
 HEAVY = (
     "sklearn", "openai", "matplotlib", "sudachipy", "scipy", "statsmodels", "krippendorff", "openpyxl", "pandas",
-    "redis",
+    "redis", "threadpoolctl",
 )  # fmt: skip
 
 SETUP = """
