@@ -24,11 +24,10 @@ from django.db.migrations.executor import MigrationExecutor
 from django.db.migrations.operations.special import RunPython, RunSQL, SeparateDatabaseAndState
 
 
-def is_fresh(executor: MigrationExecutor) -> bool:
-    """True when the database has no tables and no migration is recorded: nothing there can be lost."""
-    connection = executor.connection
+def is_fresh(connection) -> bool:
+    """True when the database has no table at all (so no migration recorded either): nothing there can be lost."""
     with connection.cursor() as cursor:
-        return not connection.introspection.table_names(cursor) and not executor.loader.applied_migrations
+        return not connection.introspection.table_names(cursor)
 
 
 def full_plan(executor: MigrationExecutor) -> list:

@@ -228,12 +228,12 @@ from django.db.migrations.executor import MigrationExecutor
 from core import fresh_schema
 
 executor = MigrationExecutor(connection)
-assert fresh_schema.is_fresh(executor)
+assert fresh_schema.is_fresh(connection)
 planned = {(migration.app_label, migration.name) for migration, _ in fresh_schema.full_plan(executor)}
 assert fresh_schema.create(executor) == len(planned) > 60
 executor = MigrationExecutor(connection)
 assert set(executor.loader.applied_migrations) == planned
-assert not fresh_schema.is_fresh(executor)
+assert not fresh_schema.is_fresh(connection)
 assert executor.migration_plan(executor.loader.graph.leaf_nodes()) == []
 print("checked")
 """,

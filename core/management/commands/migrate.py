@@ -35,9 +35,11 @@ class Command(migrate.Command):
     def create_fresh_schema(self, database: str, verbosity: int) -> None:
         connection = connections[database]
         connection.prepare_database()
+        if not fresh_schema.is_fresh(connection):
+            return  # a database with tables replays what it lacks (the migrations are loaded once, by Django)
         executor = MigrationExecutor(connection)
-        if executor.loader.detect_conflicts() or not fresh_schema.is_fresh(executor):
-            return  # Django's command reports conflicts; a database with tables replays what it lacks
+        if executor.loader.detect_conflicts():
+            return  # Django's command reports them
         applied = fresh_schema.create(executor)
         if verbosity >= 1:
             self.stdout.write(
