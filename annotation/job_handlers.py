@@ -24,7 +24,7 @@ LLM_RATE = "annotation.llm_rate"
 MAX_N_BOOT = 10_000
 
 
-@job_handler(AGREEMENT_REPORT)
+@job_handler(AGREEMENT_REPORT, kept=gettext_lazy("No report was stored; the batch's earlier reports are unchanged."))
 def agreement_report(job, progress) -> dict:
     """Recompute and store the agreement report of one batch; params ``{"batch_id": int, "n_boot": int}``,
     optionally ``"ci_method"`` ("percentile" or "bca"; unset keeps the method of the batch's latest report) and
@@ -57,7 +57,13 @@ def _report_summary(result: dict) -> tuple[str, str | None]:
 register_job_display(AGREEMENT_REPORT, gettext_lazy("Agreement report"), _report_summary)
 
 
-@job_handler(LLM_RATE)
+@job_handler(
+    LLM_RATE,
+    kept=gettext_lazy(
+        "Dialogues rated in parts that were stored keep their LLM ratings (and their cost in the ledger); run "
+        "the rater again to rate the rest: answers already paid for come from the cache."
+    ),
+)
 def llm_rate_batch(job, progress):
     """Rate one batch with an LLM rater (``annotation.llm_rater``); params ``{"batch_id": int, "model": str,
     "budget": number or null, "currency": "JPY" | "USD", "force": bool}``. Offline the job fails saying why.

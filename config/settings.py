@@ -139,21 +139,38 @@ try:
             "control_folder": str(_control_dir),
             "polling_interval": 0.2,
         }
+    elif CELERY_BROKER_URL.startswith(("redis://", "rediss://")):
+        # A broker host that does not answer fails a hand-over in seconds, not at the system's TCP timeout:
+        # the job then waits for the sweep (core.services), and the request that queued it answers.
+        CELERY_BROKER_TRANSPORT_OPTIONS = {"socket_connect_timeout": 5}
     # Progress and results of long jobs are stored on core.Job rows, not in a result backend.
     CELERY_TASK_IGNORE_RESULT = True
     CELERY_WORKER_PREFETCH_MULTIPLIER = 1
     CELERY_TASK_ACKS_LATE = True
     CELERY_TASK_REJECT_ON_WORKER_LOST = True
     CELERY_BROKER_CONNECTION_RETRY_ON_STARTUP = True
+    # A hand-over to a broker that is down fails after one quick retry: the request that queued the job answers,
+    # and the job waits for the sweep (core.services, core.job_sweep).
+    CELERY_TASK_PUBLISH_RETRY_POLICY = {
+        "max_retries": 1,
+        "interval_start": 0.2,
+        "interval_step": 0.5,
+        "interval_max": 0.5,
+    }
     CELERY_WORKER_HIJACK_ROOT_LOGGER = False
     CELERY_TASK_DEFAULT_QUEUE = env_str("CELERY_QUEUE", "jaiml") + (f"-{_XDIST_WORKER}" if _XDIST_WORKER else "")
     CELERY_BEAT_SCHEDULE = {
         "expire-reservations": {"task": "annotation.expire_reservations", "schedule": 300.0},
-        "chunks-watchdog": {"task": "core.chunks_watchdog", "schedule": 120.0},
     }
-    # A job split into chunks (core.chunks): a chunk whose worker gave no sign of life for this long is
-    # claimed again by another worker (its worker beats every quarter of it while it works).
+    # A worker beats every quarter of this while it holds a job, a chunk of one (core.chunks) or LLM claims
+    # (llm.claims); what it held is failed (a job) or taken over (a chunk, a claim) once its heartbeat is older.
     JOB_CHUNK_STALE_SECONDS = env_float("JOB_CHUNK_STALE_SECONDS", 120.0, minimum=1.0)
+    # The job sweep (core.job_sweep): hands waiting jobs to the broker, fails jobs whose worker stopped beating,
+    # calls workers into chunks nobody works on. A queued job that no worker started this long after it was
+    # handed over is handed over again (the broker lost it); running it twice is impossible (core.job_runner).
+    JOB_SWEEP_SECONDS = env_float("JOB_SWEEP_SECONDS", 30.0, minimum=1.0)
+    JOB_REDISPATCH_SECONDS = env_float("JOB_REDISPATCH_SECONDS", 900.0, minimum=1.0)
+    CELERY_BEAT_SCHEDULE["jobs-sweep"] = {"task": "core.jobs_sweep", "schedule": JOB_SWEEP_SECONDS}
     # Weekly agreement monitoring (seed 000 B.3.2, annotation.monitoring). Crontab times are in the site time
     # zone: with CELERY_TIMEZONE unset, Celery takes Django's TIME_ZONE. "off" leaves the entry out.
     _weekly_run = env_crontab("AGREEMENT_MONITOR_CRON", "0 6 * * 1")

@@ -20,7 +20,7 @@ Guarantees (tested against PostgreSQL and Redis with worker processes killed):
   own, so a chunk taken over from a worker presumed dead is never stored twice;
 - a worker that dies loses at most its chunk: its heartbeat stops, and after ``JOB_CHUNK_STALE_SECONDS``
   the chunk is claimed again by a worker still in the job, by the check a worker leaving the job
-  schedules, or by the beat entry ``core.chunks_watchdog``;
+  schedules, or by the job sweep (``core.job_sweep``, beat entry ``core.jobs_sweep``);
 - ``finish`` runs once: under the job row's lock, and only while the job is running.
 """
 
@@ -29,12 +29,10 @@ from __future__ import annotations
 import logging
 import os
 import socket
-import threading
 import traceback
 import uuid
 from collections import Counter
 from collections.abc import Callable
-from contextlib import contextmanager
 from dataclasses import dataclass, field
 from datetime import timedelta
 
@@ -44,6 +42,7 @@ from django.db import connection, transaction
 from django.db.models import F, Q
 from django.utils import timezone
 
+from core.heartbeat import beat_interval, beating
 from core.jobs import DEFERRED
 from core.models import Job, JobChunk
 
@@ -116,11 +115,23 @@ def chunks_create(job: Job, payloads: list) -> list[JobChunk]:
     helpers = min(len(rows), MAX_HELPERS) - 1  # the coordinator is in the job already
 
     def call_in() -> None:
-        for _ in range(helpers):
-            run_chunks.delay(job_id)
+        _call_in(job_id, helpers)
 
     transaction.on_commit(call_in)
     return rows
+
+
+def _call_in(job_id: str, count: int) -> int:
+    """Queue ``count`` messages calling workers into ``job_id``; how many the broker took. A broker that cannot
+    take them costs only speed: the workers in the job take every chunk, and the sweep calls others in later."""
+    for sent in range(count):
+        try:
+            run_chunks.delay(job_id)
+        except Exception as exc:
+            logger.warning("job %s: could not call workers in (%s); the job goes on without them", job_id,
+                           type(exc).__name__)  # fmt: skip
+            return sent
+    return count
 
 
 def work_on(job_id) -> object:
@@ -250,7 +261,10 @@ def _check_later(job_id) -> None:
 
     if app.conf.task_always_eager:  # no delay in eager mode: it would run now, forever
         return
-    run_chunks.apply_async((str(job_id),), countdown=settings.JOB_CHUNK_STALE_SECONDS + 1)
+    try:
+        run_chunks.apply_async((str(job_id),), countdown=settings.JOB_CHUNK_STALE_SECONDS + 1)
+    except Exception as exc:  # the sweep's watchdog looks again (core.job_sweep)
+        logger.warning("job %s: could not schedule a later check (%s); the job sweep will", job_id, type(exc).__name__)
 
 
 def watchdog() -> list[str]:
@@ -263,9 +277,7 @@ def watchdog() -> list[str]:
         .distinct()
     )
     ids = [str(job_id) for job_id in jobs]
-    for job_id in ids:
-        run_chunks.delay(job_id)
-    return ids
+    return [job_id for job_id in ids if _call_in(job_id, 1)]
 
 
 @shared_task(name="core.run_chunks")
@@ -280,25 +292,11 @@ def chunks_watchdog() -> list[str]:
     return watchdog()
 
 
-@contextmanager
 def _heartbeat(chunk_pk: int, token: str):
     """Keep the chunk's heartbeat fresh from a helper thread while this one works on it."""
-    stop = threading.Event()
-    interval = max(0.2, settings.JOB_CHUNK_STALE_SECONDS / 4)
+    interval = beat_interval(settings.JOB_CHUNK_STALE_SECONDS)
 
-    def beat() -> None:
-        try:
-            while not stop.wait(interval):
-                JobChunk.objects.filter(pk=chunk_pk, token=token).update(heartbeat_at=timezone.now())
-        except Exception:  # a missed beat only risks a takeover, which the claim check makes harmless
-            logger.debug("chunk heartbeat failed", exc_info=True)
-        finally:
-            connection.close()
+    def update() -> None:
+        JobChunk.objects.filter(pk=chunk_pk, token=token).update(heartbeat_at=timezone.now())
 
-    thread = threading.Thread(target=beat, name=f"chunk-{chunk_pk}-heartbeat", daemon=True)
-    thread.start()
-    try:
-        yield
-    finally:
-        stop.set()
-        thread.join()
+    return beating(update, interval=interval, name=f"chunk-{chunk_pk}")

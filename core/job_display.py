@@ -15,6 +15,8 @@ from dataclasses import dataclass
 from django.utils.functional import Promise
 from django.utils.translation import gettext_lazy
 
+from core.jobs import failure_kept
+
 logger = logging.getLogger(__name__)
 
 Summary = Callable[[dict], tuple[str, str | None]]  # result -> (text in the current language, url or None)
@@ -77,4 +79,21 @@ register_job_messages(
     ("cancelled before it started", gettext_lazy("Cancelled before it started.")),
     ("cancelled", gettext_lazy("Cancelled.")),
     ("pong", gettext_lazy("The worker answered.")),
+    (
+        "failed: the worker stopped",
+        gettext_lazy(
+            "The worker running this job stopped giving signs of life (it was stopped or killed, or lost the "
+            "database), so the job was ended as failed."
+        ),
+    ),
+    ("failed: the database connection was lost", gettext_lazy("The job lost its database connection and failed.")),
+    ("failed", gettext_lazy("The job failed.")),
 )
+
+
+def job_failure_kept(job) -> str | None:
+    """What a failed job of this kind leaves stored, in the reader's language (None: not a failure, or not said)."""
+    if job.status != "failed":
+        return None
+    kept = failure_kept(job.kind)
+    return str(kept) if kept else None

@@ -27,6 +27,15 @@ class Job(models.Model):
     result = models.JSONField(_("result"), null=True, blank=True)
     error = models.TextField(_("error"), blank=True)
     cancel_requested = models.BooleanField(_("cancel requested"), default=False)
+    # The outbox: a job is handed to the broker after its row commits. ``dispatched_at`` stays empty while the
+    # broker could not take it (``dispatch_error`` says why); ``core.job_sweep`` hands it over again.
+    dispatched_at = models.DateTimeField(_("handed to the queue"), null=True, blank=True)
+    dispatch_attempts = models.PositiveSmallIntegerField(_("hand-over attempts"), default=0)
+    dispatch_error = models.CharField(_("queue error"), max_length=255, blank=True)
+    # The worker process running it (host:pid:token) and its last sign of life, in the database's clock: a
+    # running job whose heartbeat is older than ``JOB_CHUNK_STALE_SECONDS`` lost its worker (``core.job_sweep``).
+    worker = models.CharField(_("worker"), max_length=200, blank=True)
+    heartbeat_at = models.DateTimeField(_("heartbeat"), null=True, blank=True)
     created_by = models.ForeignKey(
         settings.AUTH_USER_MODEL, verbose_name=_("created by"), null=True, blank=True, on_delete=models.SET_NULL
     )
@@ -46,6 +55,11 @@ class Job(models.Model):
     @property
     def is_finished(self) -> bool:
         return self.status in self.FINISHED
+
+    @property
+    def waiting_for_queue(self) -> bool:
+        """Queued, but the broker has not taken it yet (it was unreachable): the sweep hands it over again."""
+        return self.status == self.Status.QUEUED and self.dispatched_at is None and self.dispatch_attempts > 0
 
     @property
     def percent(self) -> int | None:

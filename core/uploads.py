@@ -128,6 +128,16 @@ def upload_discard(path: Path, *, folder: Path) -> None:
         shutil.rmtree(parent, ignore_errors=True)
 
 
+def job_upload_discard(params: dict, *, folder: Path) -> None:
+    """Remove the kept upload a job's ``params`` name, if it is still there (a job that ended without its handler:
+    cancelled before it started, or failed after its worker died)."""
+    try:
+        path = kept_path(params.get("file", ""), folder=folder)
+    except ValueError:
+        return  # removed already (its handler ran), or never kept
+    upload_discard(path, folder=folder)
+
+
 def kept_path(relative: str, *, folder: Path) -> Path:
     """The kept upload a job names by its path below VAR_DIR; ``ValueError`` unless it is a file under ``folder``."""
     root = (Path(settings.VAR_DIR) / folder).resolve()

@@ -17,7 +17,8 @@ from annotation.api.errors import ApiErrorsMixin, not_found
 from annotation.api.pagination import Pages
 from annotation.api.permissions import is_researcher
 from annotation.api.schema import error_responses
-from core.job_display import job_label, job_summary
+from core.job_display import job_failure_kept, job_label, job_summary
+from core.jobs import public_params
 from core.models import Job
 
 
@@ -27,6 +28,14 @@ class JobProgressSerializer(serializers.Serializer):
     percent = serializers.IntegerField(allow_null=True)
 
 
+class JobQueueSerializer(serializers.Serializer):
+    handed_over = serializers.BooleanField(help_text="whether the broker took the job (a worker can start it)")
+    waiting = serializers.BooleanField(
+        help_text="the broker could not be reached: the job is kept and handed over again once it is back"
+    )
+    error = serializers.CharField(help_text="why the last hand-over failed (empty once it succeeded)")
+
+
 class JobSerializer(serializers.ModelSerializer):
     label = serializers.SerializerMethodField(help_text="the kind in people's words, in the request's language")
     progress = serializers.SerializerMethodField()
@@ -34,12 +43,32 @@ class JobSerializer(serializers.ModelSerializer):
     summary_url = serializers.SerializerMethodField(help_text="the page showing what it produced")
     created_by = serializers.CharField(source="created_by.username", allow_null=True, default=None)
     url = serializers.SerializerMethodField(help_text="this job in the API")
+    kept = serializers.SerializerMethodField(
+        help_text="for a failed job: what its failure left stored, in the request's language"
+    )
+    queue = serializers.SerializerMethodField()
+    params = serializers.SerializerMethodField(
+        help_text="what the job was asked to do (an uploaded file by the name it was uploaded with)"
+    )
 
     class Meta:
         model = Job
         fields = ["id", "kind", "label", "status", "progress", "message", "summary", "summary_url", "error",
-                  "result", "params", "created_by", "created_at", "started_at", "finished_at", "url"]  # fmt: skip
+                  "kept", "queue", "result", "params", "created_by", "created_at", "started_at", "finished_at",
+                  "url"]  # fmt: skip
         read_only_fields = fields
+
+    def get_kept(self, job: Job) -> str | None:
+        return job_failure_kept(job)
+
+    @extend_schema_field(JobQueueSerializer)
+    def get_queue(self, job: Job) -> dict:
+        return {"handed_over": job.dispatched_at is not None, "waiting": job.waiting_for_queue,
+                "error": job.dispatch_error}  # fmt: skip
+
+    @extend_schema_field({"type": "object", "additionalProperties": True})
+    def get_params(self, job: Job) -> dict:
+        return public_params(job.params)
 
     def get_label(self, job: Job) -> str:
         return job_label(job.kind)
@@ -64,7 +93,8 @@ JOB_EXAMPLE = {
     "id": "6f1c1f7e-3c55-4b0a-9d7e-0c3c1f3c9a11", "kind": "annotation.agreement_report", "label": "一致率レポート",
     "status": "succeeded", "progress": {"done": 1, "total": 1, "percent": 100},
     "message": "stored agreement report 12", "summary": "一致率レポート #12 を保存しました（合格）。",
-    "summary_url": "/research/agreement/?batch=3", "error": "",
+    "summary_url": "/research/agreement/?batch=3", "error": "", "kept": None,
+    "queue": {"handed_over": True, "waiting": False, "error": ""},
     "result": {"report_id": 12, "batch_id": 3, "passed": True}, "params": {"batch_id": 3, "n_boot": 1000},
     "created_by": "res_001", "created_at": "2025-01-31T09:30:00+09:00", "started_at": "2025-01-31T09:30:01+09:00",
     "finished_at": "2025-01-31T09:30:09+09:00", "url": "/api/v1/annotation/jobs/6f1c1f7e-3c55-4b0a-9d7e-0c3c1f3c9a11/",

@@ -24,6 +24,7 @@ from core.job_runner import JobRefused
 from core.jobs import job_handler
 from core.models import Job
 from core.services import job_enqueue
+from core.uploads import job_upload_discard
 
 DIALOGUES_UPLOAD = "annotation.dialogues_upload"
 
@@ -35,7 +36,15 @@ def dialogues_upload_enqueue(
     return job_enqueue(kind=DIALOGUES_UPLOAD, params=params, user=user)
 
 
-@job_handler(DIALOGUES_UPLOAD)
+def _ended(job, reason: str) -> None:
+    job_upload_discard(job.params, folder=UPLOAD_FOLDER)
+
+
+@job_handler(
+    DIALOGUES_UPLOAD,
+    kept=gettext_lazy("Nothing of the file was stored: an upload stores all of its lines or none. Upload it again."),
+    on_ended=_ended,
+)
 def dialogues_upload(job, progress) -> dict:
     """Params ``{"batch_id", "file" (below VAR_DIR), "name" (the user's file name), "lines", "update",
     "force_text_change"}`` (the last two as the batch page's options; false when absent)."""

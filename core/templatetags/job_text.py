@@ -18,6 +18,11 @@ def job_summary(job):
     return job_display.job_summary(job)
 
 
+@register.simple_tag
+def job_failure_kept(job):
+    return job_display.job_failure_kept(job)
+
+
 @register.filter
 def job_message(message: str) -> str:
     return job_display.job_message(message)

@@ -13,7 +13,12 @@ from director.sessions.services import TurnConflict, turn_run
 TURNS = "director.turns"
 
 
-@job_handler(TURNS)
+@job_handler(
+    TURNS,
+    kept=gettext_lazy(
+        "Turns that finished are stored; a turn cut short stored nothing and left the session's state as it was."
+    ),
+)
 def turns(job, progress) -> dict:
     """Run ``turns`` turns of a session; params ``{"session_id": int, "turns": int (default 1)}``."""
     session_id, count = job.params.get("session_id"), int(job.params.get("turns", 1))

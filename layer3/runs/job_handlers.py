@@ -26,7 +26,26 @@ from layer3.runs.services import (
 EVALUATE = "layer3.evaluate"
 
 
-@job_handler(EVALUATE)
+def _ended(job, reason: str) -> None:
+    """A run whose job ended outside its handler (its worker died or lost the database, or it was cancelled before
+    it started) ends with it, if it is still in flight."""
+    run = Layer3Run.objects.select_related("batch").filter(pk=job.params.get("run_id")).first()
+    if run is None or run.status not in Layer3Run.IN_FLIGHT:
+        return
+    if job.status == Job.Status.CANCELLED:
+        layer3_run_finish(run, Layer3Run.Status.CANCELLED)
+    else:
+        layer3_run_finish(run, Layer3Run.Status.FAILED, error=reason)
+
+
+@job_handler(
+    EVALUATE,
+    kept=gettext_lazy(
+        "Trials evaluated in parts that were stored keep their metrics; start a new run to evaluate the rest "
+        "(judge answers already paid for come from the cache)."
+    ),
+    on_ended=_ended,
+)
 def evaluate(job, progress):
     """Execute a queued Layer3 run; params ``{"run_id": int}``.
 

@@ -205,7 +205,7 @@ def test_start_up_reads_both_variables_and_off_leaves_the_entry_out():
         AGREEMENT_MONITOR_CRON="off", AGREEMENT_MONITOR_N_BOOT="200", FEEDBACK_MONTHLY_CRON="off"
     )
     assert started.returncode == 0, started.stderr
-    assert json.loads(started.stdout) == [["chunks-watchdog", "expire-reservations"], 200]
+    assert json.loads(started.stdout) == [["expire-reservations", "jobs-sweep"], 200]
 
 
 def test_start_up_fails_on_a_bad_schedule_with_a_message_naming_the_variable():

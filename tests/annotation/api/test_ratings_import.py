@@ -8,6 +8,7 @@ from django.test import Client
 
 from annotation.io import rating_uploads
 from annotation.models import Annotation, AnnotationEdit, AnnotatorProfile
+from core.models import Job
 from tests.annotation.api.support import API, make_batch, token_client
 from tests.annotation.conftest import rating
 from tests.helpers import make_user
@@ -246,7 +247,8 @@ def test_a_large_file_becomes_a_job(en, settings, tmp_path, monkeypatch, django_
     assert body["kind"] == "annotation.ratings_upload" and body["status"] == "queued"
     assert response["Location"] == body["url"] == f"/api/v1/annotation/jobs/{body['id']}/"
     assert body["params"]["batch_id"] == batch.pk and body["params"]["name"] == "body"
-    kept = tmp_path / body["params"]["file"]
+    assert "file" not in body["params"], "the server's own path is not shown"
+    kept = tmp_path / Job.objects.get(pk=body["id"]).params["file"]
     assert kept.is_file(), "the file is kept until the job ends"
     assert queued == [body["id"]] and not Annotation.objects.exists()
 
