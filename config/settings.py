@@ -218,7 +218,7 @@ try:
     FILE_UPLOAD_HANDLERS = [
         "core.upload_limits.LimitedUploadHandler",
         "django.core.files.uploadhandler.MemoryFileUploadHandler",
-        "django.core.files.uploadhandler.TemporaryFileUploadHandler",
+        "core.upload_limits.TemporaryFileHandler",  # a full disk refuses the file (507) instead of a 500
     ]
 
     # --- LLM endpoint (used only through the llm app) -------------------------------------
@@ -338,7 +338,8 @@ MIDDLEWARE = [
     "django_htmx.middleware.HtmxMiddleware",
     "core.middleware.PrivatePagesMiddleware",
     "csp.middleware.CSPMiddleware",
-    "axes.middleware.AxesMiddleware",  # last: answers a locked-out login with the lockout page
+    "axes.middleware.AxesMiddleware",  # answers a locked-out login with the lockout page
+    "core.storage_errors.StorageErrorMiddleware",  # last, so first to see a view's exception: a full disk, 507
 ]
 
 ROOT_URLCONF = "config.urls"

@@ -17,16 +17,25 @@ request's length.
 
 from __future__ import annotations
 
+import contextlib
+import errno
+import logging
+import os
+import shutil
+import tempfile
+
 from django.conf import settings
 from django.core.exceptions import RequestDataTooBig
 from django.core.files.uploadedfile import UploadedFile
-from django.core.files.uploadhandler import FileUploadHandler, StopFutureHandlers
+from django.core.files.uploadhandler import FileUploadHandler, StopFutureHandlers, TemporaryFileUploadHandler
 from django.http import QueryDict
 from django.template.defaultfilters import filesizeformat
 from django.utils.datastructures import MultiValueDict
 from django.utils.translation import gettext as _
 
 from core.api_errors import error_body
+
+logger = logging.getLogger(__name__)
 
 # The setting that limits the files of each route taking uploads (its URL name).
 ROUTE_LIMITS = {
@@ -63,11 +72,29 @@ def _answers_json(request) -> bool:
     return request.path_info.startswith("/api/")
 
 
-class UploadTooLarge(RequestDataTooBig):
-    """Files over their limit; ``message`` says how large they are, the limit and its setting.
+class UploadRefused(RequestDataTooBig):
+    """An upload that was not kept: ``message`` says why in people's words, ``status`` is the HTTP answer.
 
-    A ``RequestDataTooBig``: should a view not answer it, Django answers 400 (and the API 413).
+    A ``RequestDataTooBig``: should a view not answer it, ``core.storage_errors`` does (and Django would answer
+    400).
     """
+
+    status = 413
+    names: list[str]
+    field: str | None
+
+    @property
+    def message(self) -> str:
+        raise NotImplementedError
+
+    def body(self, field: str = "file") -> dict:
+        """The API's error body (``{"success": false, "error", "detail", "problems": [{"path", "message"}]}``)."""
+        message = self.message
+        return error_body(message, [{"path": self.field or field, "message": message}])
+
+
+class UploadTooLarge(UploadRefused):
+    """Files over their limit; ``message`` says how large they are, the limit and its setting."""
 
     def __init__(self, *, setting: str, size: int, names: list[str] | None = None, field: str | None = None):
         self.setting = setting
@@ -99,16 +126,58 @@ class UploadTooLarge(RequestDataTooBig):
             )
         return text % values
 
-    def body(self, field: str = "file") -> dict:
-        """The API's error body (``{"success": false, "error", "detail", "problems": [{"path", "message"}]}``)."""
-        message = self.message
-        return error_body(message, [{"path": self.field or field, "message": message}])
+
+class UploadNotStored(UploadRefused):
+    """An upload the server could not write (a full disk, a quota, any write error): closed and removed, nothing
+    stored. ``where`` names the setting of the folder it was written to (``VAR_DIR``, ``FILE_UPLOAD_TEMP_DIR``),
+    not its path; the path and the error go to the log (``core.storage_errors.log_write_error``)."""
+
+    status = 507  # Insufficient Storage
+
+    def __init__(self, *, error: OSError, where: str, free: int | None, names: list[str] | None = None,
+                 field: str | None = None):  # fmt: skip
+        self.error = error
+        self.where = where
+        self.free = free  # bytes free on that disk when it failed, if known
+        self.names = names or []
+        self.field = field
+        self.disk_full = error.errno in DISK_FULL
+        super().__init__(f"upload not stored in {where}: {type(error).__name__} errno {error.errno}")
+
+    @property
+    def message(self) -> str:
+        error = os.strerror(self.error.errno) if self.error.errno else type(self.error).__name__
+        free = filesizeformat(self.free) if self.free is not None else "?"
+        values = {"name": ", ".join(self.names) or _("the upload"), "where": self.where, "free": free, "error": error}
+        if self.disk_full:
+            text = _(
+                "%(name)s could not be stored: the server's disk holding %(where)s is full (%(free)s free). Nothing "
+                "was stored and nothing of it was kept; ask the operator to free space, then upload it again."
+            )
+        else:
+            text = _(
+                "%(name)s could not be stored: writing it to the server's disk holding %(where)s failed (%(error)s). "
+                "Nothing was stored and nothing of it was kept; ask the operator to check that disk, then upload "
+                "it again."
+            )
+        return text % values
+
+
+# errno values meaning "no room": no space left, a quota reached, a file too large for the filesystem.
+DISK_FULL = frozenset({errno.ENOSPC, errno.EDQUOT, errno.EFBIG})
+
+
+def disk_free(folder) -> int | None:
+    try:
+        return shutil.disk_usage(folder).free
+    except OSError:
+        return None
 
 
 class RefusedUpload(UploadedFile):
     """A file dropped as it streamed in: its name and size, no content. Reading it raises its refusal."""
 
-    def __init__(self, *, name: str, size: int, refusal: UploadTooLarge, content_type=None, charset=None):
+    def __init__(self, *, name: str, size: int, refusal: UploadRefused, content_type=None, charset=None):
         super().__init__(file=None, name=name, content_type=content_type, size=size, charset=charset)
         self.refusal = refusal
 
@@ -125,8 +194,9 @@ class RefusedUpload(UploadedFile):
         pass
 
 
-def _record(request, refusal: UploadTooLarge) -> None:
-    request.upload_too_large = refusal
+def _record(request, refusal: UploadRefused) -> None:
+    if request is not None and getattr(request, "upload_too_large", None) is None:
+        request.upload_too_large = refusal
 
 
 class LimitedUploadHandler(FileUploadHandler):
@@ -196,7 +266,72 @@ class LimitedUploadHandler(FileUploadHandler):
         return None
 
 
-def upload_refusal(request, setting: str | None = None) -> UploadTooLarge | None:
+class TemporaryFileHandler(TemporaryFileUploadHandler):
+    """Django's handler for files above ``FILE_UPLOAD_MAX_MEMORY_SIZE``, which a write error never turns into a
+    server error or a file left open on disk.
+
+    When the temporary file cannot be created or written (``FILE_UPLOAD_TEMP_DIR``'s disk is full, a quota, an
+    I/O error), it is closed and removed at once, the rest of the file is read and dropped, and the file's place
+    in ``request.FILES`` holds a ``RefusedUpload`` whose refusal (``UploadNotStored``) says so: views answer it
+    as they answer a file over its limit (``upload_refusal``), and the next upload finds the disk as it was.
+    """
+
+    def new_file(self, *args, **kwargs):
+        self.failed: OSError | None = None
+        FileUploadHandler.new_file(self, *args, **kwargs)
+        try:
+            super().new_file(*args, **kwargs)
+        except StopFutureHandlers:
+            raise
+        except OSError as exc:
+            self._fail(exc)
+            raise StopFutureHandlers from None  # no later handler keeps it either
+
+    def receive_data_chunk(self, raw_data, start):
+        if self.failed is None:
+            try:
+                self.file.write(raw_data)
+            except OSError as exc:
+                self._fail(exc)
+        return None
+
+    def file_complete(self, file_size):
+        if self.failed is None:
+            try:
+                return super().file_complete(file_size)  # flushes what the file still buffers
+            except OSError as exc:
+                self._fail(exc)
+        refusal = self.refusal
+        refusal.names.append(self.file_name)
+        return RefusedUpload(name=self.file_name, size=file_size, refusal=refusal, content_type=self.content_type,
+                             charset=self.charset)  # fmt: skip
+
+    def upload_interrupted(self):
+        self._discard()
+
+    def _discard(self) -> None:
+        """Close and remove the temporary file; a close that fails to flush (a full disk) still removes it."""
+        file = getattr(self, "file", None)
+        if file is None:
+            return
+        path = file.temporary_file_path()
+        with contextlib.suppress(OSError):
+            file.close()
+        with contextlib.suppress(FileNotFoundError):
+            os.remove(path)
+
+    def _fail(self, exc: OSError) -> None:
+        self.failed = exc
+        self._discard()
+        folder = settings.FILE_UPLOAD_TEMP_DIR or tempfile.gettempdir()
+        logger.error("an upload could not be written to %s: %s", folder, exc)
+        self.refusal = UploadNotStored(
+            error=exc, where="FILE_UPLOAD_TEMP_DIR", free=disk_free(folder), field=self.field_name
+        )
+        _record(self.request, self.refusal)
+
+
+def upload_refusal(request, setting: str | None = None) -> UploadRefused | None:
     """The refusal of ``request``'s files (a Django or DRF request; its body is parsed if it was not), or None.
 
     Besides what the handler recorded, the files found are checked against ``setting`` (default: the
@@ -216,7 +351,8 @@ def upload_refusal(request, setting: str | None = None) -> UploadTooLarge | None
 
 
 def upload_size_error(upload, setting: str) -> str | None:
-    """A form's message for an uploaded file over ``setting``'s limit (or dropped as it streamed), else None."""
+    """A form's message for an uploaded file over ``setting``'s limit (or dropped as it streamed: too large, or not
+    written to the server's disk), else None."""
     if isinstance(upload, RefusedUpload):
         return upload.refusal.message
     if upload is not None and (upload.size or 0) > limit_bytes(setting):

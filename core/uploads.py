@@ -7,15 +7,19 @@ beside it for messages and problem tables.
 
 from __future__ import annotations
 
+import logging
 import re
 import shutil
 import uuid
+from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 
 from django.conf import settings
 
-from core.upload_limits import RefusedUpload, UploadTooLarge, limit_bytes
+from core.upload_limits import RefusedUpload, UploadNotStored, UploadTooLarge, disk_free, limit_bytes
+
+logger = logging.getLogger(__name__)
 
 
 @dataclass(frozen=True)
@@ -73,17 +77,18 @@ def upload_keep(uploaded, *, folder: Path, default_name: str) -> KeptUpload:
     if isinstance(uploaded, RefusedUpload):
         raise uploaded.refusal
     target = Path(settings.VAR_DIR) / folder / uuid.uuid4().hex
-    target.mkdir(parents=True, mode=0o700)
     path = target / safe_name(uploaded.name, default_name)
     size = lines = 0
     head, last = b"", b"\n"
-    with path.open("wb") as handle:
-        for chunk in uploaded.chunks():
-            handle.write(chunk)
-            size += len(chunk)
-            lines += chunk.count(b"\n")
-            head = head or chunk[:4]
-            last = chunk[-1:] or last
+    with _kept_or_removed(target, name=Path(uploaded.name or path.name).name):
+        target.mkdir(parents=True, mode=0o700)
+        with open_for_writing(path) as handle:
+            for chunk in uploaded.chunks():
+                handle.write(chunk)
+                size += len(chunk)
+                lines += chunk.count(b"\n")
+                head = head or chunk[:4]
+                last = chunk[-1:] or last
     if last != b"\n":
         lines += 1  # a last line without a newline
     return KeptUpload(path=path, name=Path(uploaded.name or path.name).name, size=size, lines=lines, head=head)
@@ -95,12 +100,12 @@ def stream_keep(read, *, folder: Path, name: str, setting: str) -> KeptUpload:
     ``UploadTooLarge`` raised: nothing is kept."""
     limit = limit_bytes(setting)
     target = Path(settings.VAR_DIR) / folder / uuid.uuid4().hex
-    target.mkdir(parents=True, mode=0o700)
     path = target / safe_name(name, "upload")
     size = lines = 0
     head, last = b"", b"\n"
-    try:
-        with path.open("wb") as handle:
+    with _kept_or_removed(target, name=name):
+        target.mkdir(parents=True, mode=0o700)
+        with open_for_writing(path) as handle:
             while chunk := read(CHUNK_BYTES):
                 size += len(chunk)
                 if size > limit:
@@ -109,15 +114,33 @@ def stream_keep(read, *, folder: Path, name: str, setting: str) -> KeptUpload:
                 lines += chunk.count(b"\n")
                 head = head or chunk[:4]
                 last = chunk[-1:]
-    except BaseException:
-        shutil.rmtree(target, ignore_errors=True)
-        raise
     if last != b"\n":
         lines += 1  # a last line without a newline
     return KeptUpload(path=path, name=name, size=size, lines=lines, head=head)
 
 
 CHUNK_BYTES = 256 * 1024
+
+
+def open_for_writing(path: Path):
+    """The file a kept upload is written to (tests put a full disk behind it)."""
+    return path.open("wb")
+
+
+@contextmanager
+def _kept_or_removed(target: Path, *, name: str):
+    """On any failure while copying into ``target``, remove it whole; a write error (a full disk) becomes the
+    upload's refusal (``UploadNotStored``), so nothing half-written stays to fill the disk for the next upload."""
+    try:
+        yield
+    except OSError as exc:
+        shutil.rmtree(target, ignore_errors=True)
+        logger.error("an upload could not be written to %s: %s", target, exc)
+        free = disk_free(settings.VAR_DIR)
+        raise UploadNotStored(error=exc, where="VAR_DIR", free=free, names=[name], field="file") from exc
+    except BaseException:
+        shutil.rmtree(target, ignore_errors=True)
+        raise
 
 
 def upload_discard(path: Path, *, folder: Path) -> None:

@@ -10,7 +10,9 @@ No call is paid twice: a question's cache key has one ``LLMCacheEntry`` (``llm.c
 calling, a run claims the keys it misses; a key another worker is asking is waited for and its answer
 taken as a cache hit at no cost, so the cost reported is the cost of the calls made. A failed call
 settles its key as failed (a later run asks again); a claim whose worker died is taken over once
-stale (``LLM_TIMEOUT_SECONDS`` × (``LLM_MAX_RETRIES`` + 1) without a sign of life). ``force`` (a
+stale: its worker refreshes it every quarter of ``JOB_CHUNK_STALE_SECONDS`` while its calls run, however
+long a call takes, so a claim not refreshed for that long is a dead worker's (the same window in which its
+chunk is taken over, ``core.chunks``). ``force`` (a
 regeneration) neither reads the cache nor waits: it always asks, and a good answer becomes the
 key's cached answer.
 """
@@ -131,8 +133,14 @@ def cache_key(*, endpoint: str, model: str, prompt: Prompt, messages: list[dict]
 
 
 def stale_after() -> timedelta:
-    """How long a claim may go without a sign of life before another worker takes it over."""
-    return timedelta(seconds=settings.LLM_TIMEOUT_SECONDS * (settings.LLM_MAX_RETRIES + 1))
+    """How long a claim may go without a sign of life before another worker takes it over: the window in which a
+    dead worker's chunk is taken over (its claims are refreshed every quarter of it while its calls run)."""
+    return timedelta(seconds=settings.JOB_CHUNK_STALE_SECONDS)
+
+
+def longest_call() -> float:
+    """Seconds one call may take with its retries: a budget reservation held longer belonged to a worker that died."""
+    return settings.LLM_TIMEOUT_SECONDS * (settings.LLM_MAX_RETRIES + 1)
 
 
 def _recent_ok_calls(**filters):
@@ -456,13 +464,13 @@ def _run_calls(plan: _Plan, calls: list[_Pending], budget: Budget | None, tick: 
     futures = []
     next_call, in_flight, waiting = 0, 0, False
     waited_since = None  # when this worker began waiting for other workers' reservations alone
-    longest_call = stale_after().total_seconds()
+    held_too_long = longest_call()
     try:
         while next_call < len(calls) or in_flight:
             while next_call < len(calls) and in_flight < window:
                 answer = guard.reserve()
                 alone = answer == budgets.WAIT and in_flight == 0 and waited_since is not None
-                if alone and time.monotonic() - waited_since > longest_call:  # held by a worker that died
+                if alone and time.monotonic() - waited_since > held_too_long:  # held by a worker that died
                     answer = guard.give_up()
                 if answer == budgets.WAIT:  # held by calls in flight: ask again when one returns
                     waiting = True
