@@ -89,3 +89,46 @@ def wait_until(condition, *, timeout: float, interval: float = 0.05, what: str =
             return value
         time.sleep(interval)
     raise AssertionError(f"{what} did not happen within {timeout:.0f} s")
+
+
+def free_port() -> int:
+    import socket
+
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return sock.getsockname()[1]
+
+
+@contextmanager
+def web_server(*, env: dict[str, str], log: Path):
+    """gunicorn serving the project on a free port of 127.0.0.1 with ``env`` added; yields its base URL."""
+    import socket
+
+    environment = {k: v for k, v in os.environ.items() if k != "PYTEST_XDIST_WORKER"}
+    environment.update(env, PYTHONUNBUFFERED="1")
+    port = free_port()
+    command = [sys.executable, "-m", "gunicorn", "config.wsgi", "--bind", f"127.0.0.1:{port}", "--workers", "1",
+               "--log-level", "warning", "--timeout", "60"]  # fmt: skip
+    log.parent.mkdir(parents=True, exist_ok=True)
+    with log.open("w") as out:
+        server = subprocess.Popen(command, cwd=ROOT, env=environment, stdout=out, stderr=subprocess.STDOUT)
+
+    def accepting() -> bool:
+        if server.poll() is not None:
+            raise AssertionError(f"gunicorn exited: {log.read_text(errors='replace')[-3000:]}")
+        try:
+            with socket.create_connection(("127.0.0.1", port), timeout=0.2):
+                return True
+        except OSError:
+            return False
+
+    try:
+        wait_until(accepting, timeout=60, what="gunicorn accepting connections")
+        yield f"http://127.0.0.1:{port}"
+    finally:
+        server.send_signal(signal.SIGTERM)
+        try:
+            server.wait(timeout=20)
+        except subprocess.TimeoutExpired:
+            server.kill()
+            server.wait()

@@ -6,7 +6,9 @@ arrived (its own clock). Chunks are five trials each, so the twenty-trial batch 
 """
 
 import json
+import time
 from collections import Counter
+from contextlib import contextmanager
 from urllib.parse import urlsplit
 
 import pytest
@@ -19,7 +21,7 @@ from core.models import Job, JobChunk
 from layer3.models import Batch, Layer3Run, Layer3RunProblem, TrialLog
 from layer3.runs.options import EvaluationOptions
 from layer3.runs.services import budget_key, layer3_run_create
-from llm.models import LLMBudget, LLMCall
+from llm.models import LLMBudget, LLMCacheEntry, LLMCall
 from tests.layer3.conftest import judge_reply
 from tests.llm.conftest import PRICES
 from tests.worker_processes import celery_workers, database_url, wait_until
@@ -37,6 +39,7 @@ CALL_JPY = (USAGE[0] * PRICES["fake-model"]["input_jpy"] + USAGE[1] * PRICES["fa
 # How much closer two arrivals may be than the limit grants their starts (each request's own way to the fake:
 # milliseconds, more on a busy machine). Not cumulative: k requests span at least k intervals minus this.
 JITTER = 0.3
+CLAIM_STALE = 4  # JOB_CHUNK_STALE_SECONDS of the claims test: a dead worker's chunk and claims are taken over after it
 
 
 def shortest_spans_respect_the_rate(arrivals: list[float]) -> bool:
@@ -65,6 +68,20 @@ def batch(trials_file, settings, tmp_path):
 @pytest.fixture
 def workers(fake_llm, settings, tmp_path, request):
     """Two worker processes on this test's database, queue and fake; ``fake_llm`` answers after 50 ms."""
+    with _two_workers(fake_llm, settings, tmp_path, request) as started:
+        yield started
+
+
+@pytest.fixture
+def patient_workers(fake_llm, settings, tmp_path, request):
+    """As ``workers``, with the default patience for one call: 60 s, four retries (a call may take 300 s)."""
+    overrides = {"LLM_TIMEOUT_SECONDS": "60", "LLM_MAX_RETRIES": "4", "JOB_CHUNK_STALE_SECONDS": str(CLAIM_STALE)}
+    with _two_workers(fake_llm, settings, tmp_path, request, **overrides) as started:
+        yield started
+
+
+@contextmanager
+def _two_workers(fake_llm, settings, tmp_path, request, **overrides):
     from config.celery import app
 
     fake_llm.latency = 0.05
@@ -81,6 +98,7 @@ def workers(fake_llm, settings, tmp_path, request):
         "LLM_LIMITS_KEY_PREFIX": f"test-{request.node.name[:40]}-{tmp_path.name}:",
         "LAYER3_JUDGED_CHUNK_SIZE": "5", "JOB_CHUNK_STALE_SECONDS": "3",
         "LLM_LIMITS_LEASE_SECONDS": "3",  # the killed worker's slots come back as soon as its chunk does
+        **overrides,
     }  # fmt: skip
     queue = app.conf.task_default_queue
     with celery_workers(2, env=env, queue=queue, log_dir=tmp_path / "logs") as started:
@@ -187,3 +205,48 @@ def test_a_budget_shared_by_two_workers_stops_the_run_within_one_call_of_it(batc
     assert len(claimers(run)) == 2
     job = Job.objects.get(pk=run.job_id)
     assert job.status == "succeeded" and job.result["left_for_later"] == run.unjudged_count
+
+
+def test_a_killed_workers_llm_claims_are_taken_over_with_its_chunk_not_after_the_longest_call(
+    batch, patient_workers, fake_llm
+):
+    """Issue 41: a worker SIGKILLed while it holds claims on questions. With one call allowed 60 s and four retries,
+    its claims used to block those questions for 300 s; now they go stale with its chunk (JOB_CHUNK_STALE_SECONDS),
+    so the run resumes within that window plus a few seconds, and no answered question is asked again."""
+    workers = patient_workers
+    fake_llm.latency = 0.5  # long enough to catch the worker holding claims
+    run = layer3_run_create(batch=batch, options=EvaluationOptions(judge="llm"), enqueue=True)
+    victim = workers.pids[1]
+
+    def victim_holds_claims():
+        return LLMCacheEntry.objects.filter(status="pending", claimed_by__contains=f":{victim}:").exists()
+
+    wait_until(victim_holds_claims, timeout=60, what="the second worker claiming questions")
+    workers.kill(1)
+    killed = time.monotonic()
+    held = set(LLMCacheEntry.objects.filter(status="pending", claimed_by__contains=f":{victim}:")
+               .values_list("cache_key", flat=True))  # fmt: skip
+    in_flight = {question(r) for r in chat_requests(fake_llm) if "answered" not in r}
+    assert held
+    run = finished(run, workers, timeout=120)
+    assert (run.status, run.evaluated_count, run.error_count, run.skipped_count) == ("succeeded", 18, 1, 0)
+    # Every question the dead worker had claimed was answered, by the survivor, soon after the takeover window.
+    calls = {call.cache_key: call for call in LLMCall.objects.filter(cache_key__in=held, status="ok")}
+    assert set(calls) == held
+    asked_again = [
+        r["at"] - killed for r in chat_requests(fake_llm)
+        if r["at"] > killed and question(r) in {_question_of(call) for call in calls.values()}
+    ]  # fmt: skip
+    assert asked_again, "the survivor asked the dead worker's questions"
+    resumed = min(asked_again)
+    assert resumed < CLAIM_STALE + 8, f"resumed {resumed:.1f} s after the kill"
+    # No question answered once was asked again; only the calls in flight at the kill could be.
+    asked = Counter(question(r) for r in chat_requests(fake_llm))
+    twice = {q for q, n in asked.items() if n > 1}
+    assert twice <= in_flight, twice - in_flight
+    ok = LLMCall.objects.filter(status="ok")
+    assert ok.count() == ok.values("cache_key").distinct().count()
+
+
+def _question_of(call: LLMCall) -> str:
+    return json.dumps(call.request["messages"], ensure_ascii=False, sort_keys=True)
