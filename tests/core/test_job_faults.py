@@ -166,6 +166,7 @@ def test_with_the_broker_unreachable_a_job_waits_and_runs_once_the_broker_is_rea
             "CELERY_BROKER_URL": "redis://127.0.0.1:1/15", "LLM_LIMITS": "process"}  # fmt: skip
     with web_server(env=down, log=tmp_path / "web.log") as url:
         api = httpx.Client(base_url=url, headers={"Authorization": f"Token {key}"}, timeout=30)
+        assert api.get("/api/v1/annotation/jobs/").status_code == 200  # the server's first request loads the API
         started = time.monotonic()
         response = api.post(f"/api/v1/annotation/batches/{rated_batch.pk}/reports/", json={"n_boot": 50})
         answered = time.monotonic() - started
@@ -173,7 +174,7 @@ def test_with_the_broker_unreachable_a_job_waits_and_runs_once_the_broker_is_rea
         body = response.json()
         assert body["status"] == "queued" and body["queue"]["waiting"] is True, body
         assert "Connection refused" in body["queue"]["error"] and "127.0.0.1:1" in body["queue"]["error"]
-        assert answered < 10, answered
+        assert answered < 5, answered  # one quick retry, not the system's TCP timeout
         polled = api.get(body["url"]).json()
         assert polled["queue"]["waiting"] is True and polled["status"] == "queued"
         # Rating is not affected and /healthz says the broker is down.
