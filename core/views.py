@@ -52,7 +52,13 @@ def system(request):
             "name": db["NAME"] if db["ENGINE"].endswith("sqlite3") else f"{db.get('HOST') or 'localhost'}/{db['NAME']}",
             "check": check_database(),
         },
-        "broker": {"endpoint": endpoint_label(settings.CELERY_BROKER_URL), "check": check_broker()},
+        "broker": {
+            "endpoint": endpoint_label(settings.CELERY_BROKER_URL),
+            "check": check_broker(),
+            "waiting": Job.objects.filter(
+                status=Job.Status.QUEUED, dispatched_at__isnull=True, dispatch_attempts__gt=0
+            ).count(),
+        },
         "llm": {
             "endpoint": endpoint_label(settings.LLM_BASE_URL),
             "model": settings.LLM_MODEL,

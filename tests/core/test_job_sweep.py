@@ -157,6 +157,8 @@ def test_a_job_the_broker_cannot_take_waits_is_shown_waiting_and_is_handed_over_
     assert "data-job-waiting-for-queue" in page and "nothing was lost" in page
     api = client.get(f"/api/v1/annotation/jobs/{job.pk}/").json()
     assert api["queue"] == {"handed_over": False, "waiting": True, "error": job.dispatch_error}
+    system = client.get("/system/").content.decode()
+    assert "data-waiting-jobs>1 " in system and "waiting for the worker queue" in system
     # The broker is still down at the next sweep: the job keeps waiting; once it is back, the sweep hands it over.
     Job.objects.filter(pk=job.pk).update(created_at=Now() - timedelta(seconds=60))
     assert jobs_sweep().still_waiting == [str(job.pk)]
