@@ -171,6 +171,7 @@ try:
     JOB_SWEEP_SECONDS = env_float("JOB_SWEEP_SECONDS", 30.0, minimum=1.0)
     JOB_REDISPATCH_SECONDS = env_float("JOB_REDISPATCH_SECONDS", 900.0, minimum=1.0)
     CELERY_BEAT_SCHEDULE["jobs-sweep"] = {"task": "core.jobs_sweep", "schedule": JOB_SWEEP_SECONDS}
+    CELERY_IMPORTS = ("core.job_sweep",)  # the worker registers the sweep's task (autodiscovery finds tasks.py only)
     # Weekly agreement monitoring (seed 000 B.3.2, annotation.monitoring). Crontab times are in the site time
     # zone: with CELERY_TIMEZONE unset, Celery takes Django's TIME_ZONE. "off" leaves the entry out.
     _weekly_run = env_crontab("AGREEMENT_MONITOR_CRON", "0 6 * * 1")

@@ -29,6 +29,7 @@ from django.db.models.functions import Now
 from core.chunks import finish_if_done, watchdog
 from core.job_runner import run_ended_hook
 from core.models import Job, JobChunk
+from core.services import job_dispatch
 
 logger = logging.getLogger(__name__)
 
@@ -65,14 +66,12 @@ def jobs_sweep() -> SweepReport:
 
 
 def _hand_over(report: SweepReport) -> None:
-    from core import services  # imports core.tasks, which registers this module's task
-
     redispatch = timedelta(seconds=settings.JOB_REDISPATCH_SECONDS)
     waiting = Job.objects.filter(status=Job.Status.QUEUED).filter(
         Q(dispatched_at__isnull=True, created_at__lt=Now() - DISPATCH_GRACE) | Q(dispatched_at__lt=Now() - redispatch)
     )
     for job in waiting.order_by("created_at")[:500]:
-        (report.dispatched if services.job_dispatch(job) else report.still_waiting).append(str(job.pk))
+        (report.dispatched if job_dispatch(job) else report.still_waiting).append(str(job.pk))
 
 
 def _fail_abandoned(report: SweepReport) -> None:

@@ -2,7 +2,6 @@ from celery import shared_task
 
 from core.chunks import chunks_watchdog, run_chunks  # noqa: F401 - registered with the worker here
 from core.job_runner import job_run
-from core.job_sweep import jobs_sweep_task  # noqa: F401 - registered with the worker here
 
 
 @shared_task(name="core.run_job")
