@@ -245,6 +245,8 @@ def item_texts(external_ids) -> dict[str, Dialogue]:
 def feedback_person(username: str):
     """The account a feedback page names: an annotator, or an account with ratings of its own (a former
     annotator, a researcher who rated); None for a name of no account or of an account that never rates."""
+    if "\x00" in username:  # no account's name (and PostgreSQL refuses it in a query)
+        return None
     user = get_user_model().objects.filter(username=username).first()
     if user is None:
         return None

@@ -187,12 +187,14 @@ def _prepare_refusal(month: date) -> str | None:
         return None
     span = selectors.preparable_months()
     if span is None:
-        return reason + " " + _("No month with ratings has ended yet.")
-    accepted = _("Months that can be stored: %(first)s to %(last)s.") % {
-        "first": f"{span[0]:%Y-%m}",
-        "last": f"{span[1]:%Y-%m}",
-    }
-    return f"{reason} {accepted}"
+        accepted = _("No month with ratings has ended yet.")
+    else:
+        accepted = _("Months that can be stored: %(first)s to %(last)s.") % {
+            "first": f"{span[0]:%Y-%m}",
+            "last": f"{span[1]:%Y-%m}",
+        }
+    # Translators: two sentences in a row (the reason, then the months accepted)
+    return _("%(reason)s %(accepted)s") % {"reason": reason, "accepted": accepted}
 
 
 @researcher_required

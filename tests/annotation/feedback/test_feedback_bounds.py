@@ -121,7 +121,7 @@ def test_the_refusal_is_in_japanese_for_a_japanese_reader(researcher_client, fro
     researcher_client.cookies["django_language"] = "ja"
     html = researcher_client.post(prepare(2999, 12)).content.decode()
     assert "2999-12 の集計はまだ保存できません。この月は終わっていません（3000-01-01 から保存でき" in html
-    assert "保存できる月：2026-02 から 2026-02 まで。" in html
+    assert "その日に定期実行が保存します）。保存できる月：2026-02 から 2026-02 まで。" in html
 
 
 # --- feedback pages name an annotator who exists -------------------------------------------------------------
@@ -130,8 +130,10 @@ def test_the_refusal_is_in_japanese_for_a_japanese_reader(researcher_client, fro
 def test_a_name_of_no_account_is_a_404_on_the_page_and_through_the_month_picker(researcher_client):
     for name in ("nobody_at_all", "ANN_A", "ann_a ", "%00"):
         assert researcher_client.get(annotator_page(name)).status_code == 404, name
+    assert researcher_client.get("/feedback/2026-03/annotators/a%00b/").status_code == 404  # PostgreSQL: no NUL
     picker = reverse("annotation:feedback")
-    assert researcher_client.get(picker, {"month": "2026-03", "annotator": "nobody"}).status_code == 404
+    for name in ("nobody", "a\x00b"):
+        assert researcher_client.get(picker, {"month": "2026-03", "annotator": name}).status_code == 404
     assert researcher_client.get(picker, {"month": "2026-03", "annotator": "ann_a"}).status_code == 302
 
 
