@@ -3,7 +3,8 @@
 ``parse_id("12")`` is 12; anything that is not 1 to 18 ASCII digits is None (a database id always
 fits a 64-bit column, so a 30-digit "id" is no id rather than an overflow). ``whole_number`` reads a
 bounded integer and raises ``QueryParamError`` naming the parameter and the accepted range (its
-``message`` in English, ``translated(gettext)`` in the reader's language). Pure Python: no Django.
+``message`` in English, ``translated(gettext)`` in the reader's language). ``required_id`` reads an id
+a form always sends (given once, 1 or more). Pure Python: no Django.
 """
 
 from __future__ import annotations
@@ -56,3 +57,22 @@ def whole_number(
         shown = repr(text[:40] + ("…" if len(text) > 40 else ""))
         raise QueryParamError(name, RANGE, minimum=minimum, maximum=maximum, value=shown)
     return int(text)
+
+
+MISSING = gettext_noop("missing: expected a whole number from %(minimum)s to %(maximum)s")
+REPEATED = gettext_noop("given %(count)s times: give it once")
+
+
+def required_id(params: Mapping[str, str], name: str) -> int:
+    """``params[name]`` as a database id (1 to ``ID_MAX``), given once; ``QueryParamError`` otherwise.
+
+    For a field a form always sends (a hidden ``batch``): absent, blank, not digits, 0, too long for a
+    column, or given twice is a request the page never makes, refused with what would be accepted.
+    """
+    getlist = getattr(params, "getlist", None)
+    values = getlist(name) if getlist is not None else ([params[name]] if name in params else [])
+    if len(values) > 1:
+        raise QueryParamError(name, REPEATED, count=len(values))
+    if not values or not str(values[0]).strip():
+        raise QueryParamError(name, MISSING, minimum=1, maximum=ID_MAX)
+    return whole_number({name: values[0]}, name, minimum=1, maximum=ID_MAX)

@@ -5,13 +5,15 @@ from urllib.parse import urlencode
 from django.conf import settings
 from django.shortcuts import get_object_or_404, render
 from django.urls import reverse
+from django.utils import timezone
 from django.views.decorators.http import require_GET
 
 from annotation.activity.compute import WINDOW_DAYS
 from annotation.activity.plot import activity_plot
 from annotation.activity.selectors import batch_activity
 from annotation.axes import AXES, MIN_KAPPA, TARGET_KAPPA
-from annotation.collection.qualification import qualification_expiries, valid_days
+from annotation.collection import qualification
+from annotation.collection.qualification import latest_extension, qualification_expiries, valid_days
 from annotation.guidelines.scale import AXIS_NAMES
 from annotation.models import Batch
 from core.permissions import researcher_required
@@ -41,5 +43,7 @@ def activity(request, pk: int):
         "dashboard_url": _dashboard_url(batch),
         "expiries": qualification_expiries(),  # _qualification_expiries.html (quarterly re-training)
         "valid_days": valid_days(),
+        "extension_earliest": timezone.localtime(qualification.clock()).date(),  # the date input's bounds
+        "extension_latest": latest_extension(),
     }
     return render(request, "annotation/activity/page.html", context)

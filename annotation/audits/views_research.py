@@ -5,7 +5,6 @@ from __future__ import annotations
 from django.contrib import messages
 from django.shortcuts import get_object_or_404, redirect, render
 from django.urls import reverse
-from django.utils.http import url_has_allowed_host_and_scheme
 from django.utils.translation import gettext as _
 from django.views.decorators.http import require_GET, require_POST
 
@@ -14,14 +13,12 @@ from annotation.audits.forms import AuditCreateForm
 from annotation.models import JudgeAudit
 from core.judge_audits import AuditSourceError, evaluated_batch_names
 from core.permissions import researcher_required
+from core.redirects import redirect_back
 
 
 def _back(request):
     """Where the form was posted from (the Layer3 batch page or the audit list), if it is this site."""
-    target = request.POST.get("next", "")
-    if target and url_has_allowed_host_and_scheme(target, {request.get_host()}, require_https=request.is_secure()):
-        return redirect(target)
-    return redirect("annotation:audit-list")
+    return redirect_back(request, "annotation:audit-list")
 
 
 @require_GET

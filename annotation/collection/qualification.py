@@ -19,7 +19,7 @@ from __future__ import annotations
 
 import random
 from dataclasses import dataclass
-from datetime import datetime, timedelta
+from datetime import datetime, time, timedelta
 from enum import StrEnum
 
 from django.conf import settings
@@ -28,6 +28,7 @@ from django.db import transaction
 from django.db.models import Max, OuterRef, Subquery
 from django.utils import timezone
 from django.utils.dateparse import parse_datetime
+from django.utils.translation import gettext_noop
 
 from annotation.axes import AXES
 from annotation.models.training import GoldItem, QualificationAttempt, QualificationExtension, TrainingAnswer
@@ -45,6 +46,7 @@ __all__ = [
     "Qualification",
     "State",
     "expires_at",
+    "latest_extension",
     "qualification_expiries",
     "qualification_extend",
     "qualification_of",
@@ -187,17 +189,58 @@ def qualification_of_request(request, *, fresh: bool = False, now: datetime | No
 
 
 class ExtensionRefused(ValueError):
-    """The extension asked for cannot be made (no reason, no qualification, not later than now)."""
+    """The extension asked for cannot be made. ``template`` is an English message (a msgid: the page shows it
+    translated) and ``params`` its values."""
+
+    def __init__(self, template: str, **params) -> None:
+        self.template = template
+        self.params = params
+        super().__init__(template % params if params else template)
+
+    def translated(self, gettext) -> str:
+        return gettext(self.template) % self.params if self.params else gettext(self.template)
+
+
+NO_REASON = gettext_noop("Give a reason.")
+NOT_IN_FUTURE = gettext_noop("The new expiry date must be in the future.")
+NOT_LATER = gettext_noop("The new expiry date must be later than the current one.")
+NEVER_PASSED = gettext_noop("This annotator has not passed a qualification test.")
+NEVER_EXPIRES = gettext_noop(
+    "Qualifications do not expire on this site (QUALIFICATION_VALID_DAYS is 0), so there is nothing to extend."
+)
+TOO_LATE = gettext_noop(
+    "The new expiry date can be at most %(days)s days from today (QUALIFICATION_VALID_DAYS, the validity of a "
+    "passed test): %(latest)s at the latest, not %(given)s."
+)
+
+
+def latest_extension(now: datetime | None = None) -> datetime | None:
+    """The latest expiry an extension may set: the end of the day one validity period (``QUALIFICATION_VALID_DAYS``)
+    from today, as long as passing the re-qualification test today would give; None when qualifications never
+    expire (nothing to extend)."""
+    days = valid_days()
+    if days == 0:
+        return None
+    today = timezone.localtime(now or clock()).date()
+    return timezone.make_aware(datetime.combine(today + timedelta(days=days), time(23, 59, 59)))
 
 
 def qualification_extend(*, annotator, until: datetime, reason: str, by, now: datetime | None = None):
-    """Move ``annotator``'s qualification expiry to ``until``; stored with who, when, why, old and new expiry."""
+    """Move ``annotator``'s qualification expiry to ``until``; stored with who, when, why, old and new expiry.
+
+    ``until`` must be later than now and than the current expiry, and no later than ``latest_extension``."""
     now = now or clock()
     reason = (reason or "").strip()
     if not reason:
-        raise ExtensionRefused("a reason is required")
+        raise ExtensionRefused(NO_REASON)
+    latest = latest_extension(now)
+    if latest is None:
+        raise ExtensionRefused(NEVER_EXPIRES)
     if until <= now:
-        raise ExtensionRefused("the new expiry must be in the future")
+        raise ExtensionRefused(NOT_IN_FUTURE)
+    if until > latest:
+        given = f"{timezone.localtime(until):%Y-%m-%d}"
+        raise ExtensionRefused(TOO_LATE, days=valid_days(), latest=f"{latest:%Y-%m-%d}", given=given)
     with transaction.atomic():
         attempt = (
             QualificationAttempt.objects.select_for_update()
@@ -206,10 +249,10 @@ def qualification_extend(*, annotator, until: datetime, reason: str, by, now: da
             .first()
         )
         if attempt is None:
-            raise ExtensionRefused("this annotator has not passed a qualification test")
+            raise ExtensionRefused(NEVER_PASSED)
         old = expires_at(attempt.finished_at, attempt.extended_until, days=valid_days())
         if old is not None and until <= old:
-            raise ExtensionRefused("the new expiry must be later than the current one")
+            raise ExtensionRefused(NOT_LATER)
         attempt.extended_until = until
         attempt.save(update_fields=["extended_until"])
         return QualificationExtension.objects.create(

@@ -17,7 +17,6 @@ from django.contrib.auth import get_user_model
 from django.shortcuts import get_object_or_404, redirect
 from django.urls import reverse
 from django.utils import timezone
-from django.utils.http import url_has_allowed_host_and_scheme
 from django.utils.translation import gettext as _
 from django.utils.translation import gettext_lazy
 from django.views.decorators.http import require_POST
@@ -33,6 +32,7 @@ from annotation.collection.qualification import (
     refresher_progress,
 )
 from core.permissions import annotator_required, researcher_required
+from core.redirects import posted_next
 
 
 def retraining_context(user, qualification: Qualification) -> dict:
@@ -67,22 +67,7 @@ class ExtensionForm(forms.Form):
 
 
 def _back(request) -> str:
-    target = request.POST.get("next", "")
-    if target and url_has_allowed_host_and_scheme(target, {request.get_host()}, require_https=request.is_secure()):
-        return target
-    return reverse("annotation:qualification-results")
-
-
-_REFUSALS = {
-    "a reason is required": gettext_lazy("Give a reason."),
-    "the new expiry must be in the future": gettext_lazy("The new expiry date must be in the future."),
-    "the new expiry must be later than the current one": gettext_lazy(
-        "The new expiry date must be later than the current one."
-    ),
-    "this annotator has not passed a qualification test": gettext_lazy(
-        "This annotator has not passed a qualification test."
-    ),
-}
+    return posted_next(request, "annotation:qualification-results")
 
 
 def _refused(request, problems: str):
@@ -102,7 +87,7 @@ def qualification_extension(request, user_id: int):
     try:
         qualification_extend(annotator=annotator, until=until, reason=form.cleaned_data["reason"], by=request.user)
     except ExtensionRefused as refused:
-        return _refused(request, str(_REFUSALS.get(str(refused), refused)))
+        return _refused(request, refused.translated(_))
     messages.success(
         request,
         _("The qualification of %(name)s now expires on %(date)s.")

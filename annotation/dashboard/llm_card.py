@@ -8,6 +8,7 @@ the human-human figures of the same report, so that both were computed from the 
 from __future__ import annotations
 
 import math
+import unicodedata
 from dataclasses import dataclass
 
 from django.conf import settings
@@ -113,6 +114,10 @@ def parse_run_form(data) -> tuple[RunRequest | None, str | None]:
         return None, _("Name a model: there is no default (LLM_MODEL is not set).")
     if len(model) > MODEL_MAX:
         return None, _("The model name is longer than %(n)s characters.") % {"n": MODEL_MAX}
+    if any(unicodedata.category(char).startswith("C") for char in model):
+        return None, _(
+            "The model name %(given)s contains a control character; give the name as the endpoint knows it."
+        ) % {"given": repr(model)}
     currency = (data.get("currency") or "JPY").upper()
     if currency not in CURRENCIES:
         return None, _("Currency %(given)s: accepted JPY or USD.") % {"given": currency}

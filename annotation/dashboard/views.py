@@ -21,7 +21,8 @@ from annotation.llm_rater import UNAVAILABLE_OFFLINE, LLMRaterUnavailable, llm_r
 from annotation.models import Batch
 from core.models import Job
 from core.permissions import researcher_required
-from core.query_params import parse_id
+from core.query_params import QueryParamError, parse_id, required_id
+from core.refusals import bad_request, field_problem
 from core.services import job_enqueue
 from llm import services as gateway
 
@@ -43,6 +44,19 @@ def _chosen_batch(request, batches: list[Batch]) -> Batch | None:
         if batch.pk == wanted:
             return batch
     raise Http404(f"no batch with id {wanted}")
+
+
+def _posted_batch(request, refusal_partial: str) -> tuple[Batch | None, object]:
+    """The batch of a POST's ``batch`` field, or the 400 refusing the field (missing, not an id, given twice);
+    an id of no batch is a 404."""
+    try:
+        batch_id = required_id(request.POST, "batch")
+    except QueryParamError as error:
+        return None, bad_request(request, field_problem(error), fragment=f"{PAGE}#{refusal_partial}")
+    batch = Batch.objects.filter(pk=batch_id).first()
+    if batch is None:
+        raise Http404(f"no batch with id {batch_id}")
+    return batch, None
 
 
 def _requested_job(request, key: str = "job", kind: str = AGREEMENT_REPORT) -> Job | None:
@@ -121,9 +135,9 @@ def dashboard(request):
 @researcher_required
 @require_POST
 def recompute(request):
-    batch = Batch.objects.filter(pk=_int_or_404(request.POST.get("batch"))).first()
-    if batch is None:
-        raise Http404("no such batch")
+    batch, refusal = _posted_batch(request, "recompute-error")
+    if refusal:
+        return refusal
     if not selectors.batch_has_ratings(batch):
         error = _("Batch %(name)s has no ratings yet, so there is nothing to compute.") % {"name": batch.name}
         if request.htmx:
@@ -149,9 +163,9 @@ def _llm_refusal(request, batch: Batch | None, error: str, status: int = 200):
 
 def _llm_request(request):
     """The batch and the form's model, budget and currency, or the response refusing them."""
-    batch = Batch.objects.filter(pk=_int_or_404(request.POST.get("batch"))).first()
-    if batch is None:
-        raise Http404("no such batch")
+    batch, refusal = _posted_batch(request, "llm-error")
+    if refusal:
+        return batch, None, refusal
     if not gateway.configured():  # the page shows no form then; a stale page or a script may still post
         return batch, None, _llm_refusal(request, batch, _(UNAVAILABLE_OFFLINE), status=409)
     run, error = llm_card.parse_run_form(request.POST)

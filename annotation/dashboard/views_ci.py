@@ -5,7 +5,7 @@ from __future__ import annotations
 from urllib.parse import urlencode
 
 from django.contrib import messages
-from django.http import Http404, HttpResponseBadRequest
+from django.http import Http404
 from django.shortcuts import redirect
 from django.urls import reverse
 from django.utils.translation import gettext as _
@@ -17,7 +17,8 @@ from annotation.dashboard import selectors
 from annotation.job_handlers import AGREEMENT_REPORT
 from annotation.models import Batch
 from core.permissions import researcher_required
-from core.query_params import parse_id
+from core.query_params import QueryParamError, required_id
+from core.refusals import bad_request, field_problem
 from core.services import job_enqueue
 
 
@@ -26,13 +27,21 @@ from core.services import job_enqueue
 def ci_method_switch(request):
     """Recompute the batch's report with ``ci_method`` (the same replicates as its latest report); later
     recomputes, the weekly one included, keep that method."""
-    batch_id = parse_id(request.POST.get("batch", ""))
-    batch = Batch.objects.filter(pk=batch_id).first() if batch_id is not None else None
+    try:
+        batch_id = required_id(request.POST, "batch")
+    except QueryParamError as error:
+        return bad_request(request, field_problem(error))
+    batch = Batch.objects.filter(pk=batch_id).first()
     if batch is None:
-        raise Http404("no such batch")
+        raise Http404(f"no batch with id {batch_id}")
     method = request.POST.get("ci_method")
     if method not in CI_METHODS:
-        return HttpResponseBadRequest(f"ci_method must be one of {', '.join(CI_METHODS)}", content_type="text/plain")
+        given = repr((method or "")[:40])
+        return bad_request(
+            request,
+            _("Field “%(field)s”: expected one of %(accepted)s, got %(value)s.")
+            % {"field": "ci_method", "accepted": ", ".join(CI_METHODS), "value": given},
+        )
     dashboard = reverse("annotation:dashboard")
     if not selectors.batch_has_ratings(batch):
         messages.error(

@@ -14,7 +14,7 @@ import numpy as np
 from django.conf import settings
 from django.contrib.auth import get_user_model
 from django.core.cache import cache
-from django.db.models import Count, Max, Prefetch, Sum
+from django.db.models import Count, Max, Min, Prefetch, Sum
 from django.utils import timezone
 
 from annotation.aggregation.agreement.coverage import Design
@@ -24,6 +24,7 @@ from annotation.dashboard.ci_method import CiMethod
 from annotation.feedback.compute import month_feedback, trend_point
 from annotation.io.dataset import RatingSet
 from annotation.models import Annotation, Dialogue, MonthlyFeedback, QualityFlag, QualityFlagReview
+from core.roles import ANNOTATOR
 
 TREND_MONTHS = 6  # the month shown and the five before it
 COMPUTED_SECONDS = 600  # how long figures computed on demand (a month not prepared) are reused
@@ -241,5 +242,28 @@ def item_texts(external_ids) -> dict[str, Dialogue]:
         "external_id", "user_text", "response_text")}  # fmt: skip
 
 
-def annotator_or_none(username: str):
-    return get_user_model().objects.filter(username=username).first()
+def feedback_person(username: str):
+    """The account a feedback page names: an annotator, or an account with ratings of its own (a former
+    annotator, a researcher who rated); None for a name of no account or of an account that never rates."""
+    if "\x00" in username:  # no account's name (and PostgreSQL refuses it in a query)
+        return None
+    user = get_user_model().objects.filter(username=username).first()
+    if user is None:
+        return None
+    if user.groups.filter(name=ANNOTATOR).exists() or human_ratings().filter(annotator=user).exists():
+        return user
+    return None
+
+
+def first_rating_month() -> date | None:
+    """The month of the first rating by a person (site time), None before any."""
+    first = human_ratings().aggregate(first=Min("created_at"))["first"]
+    return None if first is None else first_of(timezone.localtime(first).date())
+
+
+def preparable_months(now: datetime | None = None) -> tuple[date, date] | None:
+    """The months whose figures may be stored: from the first month with people's ratings to the month just
+    ended. None when no month with ratings has ended yet (a month still running would be stored incomplete,
+    and the schedule would then leave it so)."""
+    start, last = first_rating_month(), shift_month(this_month(now), -1)
+    return (start, last) if start is not None and start <= last else None

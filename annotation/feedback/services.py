@@ -15,6 +15,10 @@ from annotation.models import MonthlyFeedback
 logger = logging.getLogger(__name__)
 
 
+class MonthNotEnded(ValueError):
+    """Figures of a month still running would be stored incomplete, and the schedule would not redo them."""
+
+
 def feedback_month_prepare(
     *,
     month: date,
@@ -22,13 +26,17 @@ def feedback_month_prepare(
     trigger: str = MonthlyFeedback.Trigger.SCHEDULE,
     n_boot: int | None = None,
     recompute: bool = False,
+    now: datetime | None = None,
 ) -> tuple[MonthlyFeedback | None, bool]:
     """Store the figures of ``month``; returns ``(row, stored_now)``.
 
     A month already prepared is left as it is (``stored_now`` False) unless ``recompute``: a second run for the same
-    month, or a redelivered task, adds nothing. A month without ratings is not stored (``(None, False)``).
+    month, or a redelivered task, adds nothing. A month without ratings is not stored (``(None, False)``); a month
+    that has not ended by ``now`` is refused (``MonthNotEnded``).
     """
     month = first_of(month)
+    if month >= this_month(now):
+        raise MonthNotEnded(f"{month:%Y-%m} has not ended yet")
     existing = MonthlyFeedback.objects.filter(month=month).first()
     if existing is not None and not recompute:
         return existing, False
@@ -50,7 +58,7 @@ def feedback_month_prepare(
 def feedback_previous_month_prepare(*, now: datetime | None = None) -> MonthlyFeedback | None:
     """What beat runs on the first of each month: prepare the month that just ended (once)."""
     month = shift_month(this_month(now), -1)
-    row, stored = feedback_month_prepare(month=month)
+    row, stored = feedback_month_prepare(month=month, now=now)
     logger.info(
         "monthly feedback %s: %s",
         f"{month:%Y-%m}",

@@ -11,7 +11,6 @@ from django.core.exceptions import PermissionDenied
 from django.http import Http404, HttpResponse
 from django.shortcuts import redirect, render
 from django.urls import reverse
-from django.utils.http import url_has_allowed_host_and_scheme
 from django.utils.translation import gettext as _
 from django.views.decorators.http import require_GET, require_POST
 
@@ -24,6 +23,8 @@ from annotation.feedback.services import feedback_month_prepare
 from annotation.guidelines.scale import AXIS_NAMES
 from annotation.models import MonthlyFeedback
 from core.permissions import researcher_required
+from core.redirects import redirect_back
+from core.refusals import bad_request
 from core.roles import ANNOTATOR, RESEARCHER, has_role
 
 
@@ -57,6 +58,8 @@ def _common(figures: selectors.Month) -> dict:
         "min_kappa": MIN_KAPPA,
         "target_kappa": TARGET_KAPPA,
         "ci_method": selectors.month_ci_method(figures.content),
+        "month_ended": figures.month < selectors.this_month(),  # only then may it be stored
+        "storable_from": selectors.shift_month(figures.month, 1),
     }
 
 
@@ -75,6 +78,8 @@ def feedback_index(request):
     username = request.GET.get("annotator", "") if researcher else ""
     if researcher and not username:
         return redirect(_url("feedback-overview", month or selectors.default_month()))
+    if researcher and selectors.feedback_person(username) is None:
+        raise Http404("no such annotator")
     username = username or request.user.get_username()
     user = request.user if username == request.user.get_username() else None
     return redirect(_url("feedback-annotator", month or selectors.default_month(user), username))
@@ -86,7 +91,7 @@ def annotator_page(request, year: int, month: int, username: str):
     own = username == request.user.get_username()
     if not researcher and not (own and has_role(request.user, ANNOTATOR)):
         raise Http404("no such feedback page")  # another annotator's page does not exist for you
-    if not researcher and selectors.annotator_or_none(username) is None:
+    if selectors.feedback_person(username) is None:  # a name of no account, or of one that never rates
         raise Http404("no such annotator")
     figures = selectors.month_figures(_month(year, month))
     person = (figures.content or {}).get("people", {}).get(username)
@@ -163,11 +168,43 @@ def overview_download(request, year: int, month: int):
     return response
 
 
+def _prepare_refusal(month: date) -> str | None:
+    """Why ``month``'s figures cannot be stored, with the months that can; None when they can."""
+    first, label = selectors.first_rating_month(), f"{month:%Y-%m}"
+    if month >= selectors.this_month():
+        reason = _(
+            "The figures of %(month)s cannot be stored yet: the month has not ended "
+            "(it can be stored from %(from)s, and the schedule stores it then)."
+        ) % {"month": label, "from": f"{selectors.shift_month(month, 1):%Y-%m-%d}"}
+    elif first is None:
+        reason = _("The figures of %(month)s cannot be stored: nobody has rated an item yet.") % {"month": label}
+    elif month < first:
+        reason = _("The figures of %(month)s cannot be stored: the first ratings are from %(first)s.") % {
+            "month": label,
+            "first": f"{first:%Y-%m}",
+        }
+    else:
+        return None
+    span = selectors.preparable_months()
+    if span is None:
+        accepted = _("No month with ratings has ended yet.")
+    else:
+        accepted = _("Months that can be stored: %(first)s to %(last)s.") % {
+            "first": f"{span[0]:%Y-%m}",
+            "last": f"{span[1]:%Y-%m}",
+        }
+    # Translators: two sentences in a row (the reason, then the months accepted)
+    return _("%(reason)s %(accepted)s") % {"reason": reason, "accepted": accepted}
+
+
 @researcher_required
 @require_POST
 def prepare(request, year: int, month: int):
     """Store (or recompute and store again) the month's figures now, as beat does on the first of the month."""
     first = _month(year, month)
+    refusal = _prepare_refusal(first)
+    if refusal:
+        return bad_request(request, refusal)
     row, stored = feedback_month_prepare(
         month=first, user=request.user, trigger=MonthlyFeedback.Trigger.MANUAL, recompute=True
     )
@@ -177,7 +214,4 @@ def prepare(request, year: int, month: int):
         )
     elif stored:
         messages.success(request, _("The figures of %(month)s are stored.") % {"month": f"{first:%Y-%m}"})
-    back = request.POST.get("next", "")
-    if url_has_allowed_host_and_scheme(back, allowed_hosts={request.get_host()}, require_https=request.is_secure()):
-        return redirect(back)
-    return redirect(_url("feedback-overview", first))
+    return redirect_back(request, _url("feedback-overview", first))

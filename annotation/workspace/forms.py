@@ -16,6 +16,7 @@ from annotation.models import Batch
 from annotation.review.services import MAX_COMMENT
 from annotation.workspace.selectors import RATINGS_FILTERS, SORTS, ItemFilters
 from annotation.workspace.status import STATUS_LABELS
+from core.query_params import parse_id
 from core.roles import ANNOTATOR
 from core.upload_limits import upload_size_error
 
@@ -146,6 +147,19 @@ def annotator_accounts(batch: Batch | None = None):
     return users.filter(pk__in=users.filter(may_work).values("pk")).order_by("username")
 
 
+class _AccountsField(forms.ModelMultipleChoiceField):
+    """Accounts chosen by id: a value that cannot be an id (``abc``, 30 digits) is refused as not a valid choice
+    before it reaches the database (whose integer column it would overflow)."""
+
+    def _check_values(self, value):
+        for pk in value:
+            if parse_id(pk) is None:
+                raise forms.ValidationError(
+                    self.error_messages["invalid_pk_value"], code="invalid_pk_value", params={"pk": pk}
+                )
+        return super()._check_values(value)
+
+
 class BatchSettingsForm(_NoColon, forms.ModelForm):
     restricted = forms.TypedChoiceField(
         label=_("Who may work on it"),
@@ -153,7 +167,7 @@ class BatchSettingsForm(_NoColon, forms.ModelForm):
         coerce=lambda value: value in (True, "True"),
         widget=forms.RadioSelect,
     )
-    annotators = forms.ModelMultipleChoiceField(
+    annotators = _AccountsField(
         label=_("Chosen annotators"), queryset=annotator_accounts(), required=False, widget=forms.CheckboxSelectMultiple
     )
     annotations_per_item = forms.IntegerField(label=_("Ratings per item (quota)"), min_value=1, max_value=MAX_QUOTA)

@@ -163,53 +163,114 @@ def _extend(client, user, **data):
     return client.post(f"/research/qualifications/{user.pk}/extend/", data)
 
 
+def _days_after(now, days: int) -> str:
+    """The site-time date ``days`` after ``now`` (an extension within the bound: one validity period)."""
+    return (timezone.localtime(now) + timedelta(days=days)).date().isoformat()
+
+
 def test_a_researcher_extends_a_qualification_with_a_reason_and_it_is_recorded(
     client, annotator, batch, passed_at, freeze
 ):
-    freeze(passed_at + timedelta(days=93))
+    now = freeze(passed_at + timedelta(days=93))
+    until = _days_after(now, 30)
     researcher = make_user("res", "researcher")
     other = Client()
     other.force_login(researcher)
     activity = f"/research/batches/{batch.pk}/activity/"
-    response = _extend(other, annotator, until="2099-01-31", reason="病欠のため延長", next=activity)
+    response = _extend(other, annotator, until=until, reason="病欠のため延長", next=activity)
     assert response.status_code == 302 and response["Location"] == activity
     record = QualificationExtension.objects.get()
     assert record.annotator == annotator and record.extended_by == researcher and record.reason == "病欠のため延長"
     assert record.old_expires_at == passed_at + timedelta(days=92)
-    assert timezone.localtime(record.new_expires_at).date().isoformat() == "2099-01-31"
+    assert timezone.localtime(record.new_expires_at).date().isoformat() == until
     page = other.get(activity).content.decode()
     assert 'data-expiry-annotator="ann" data-state="valid"' in page and "病欠のため延長" in page
-    assert "2099-01-31" in page
+    assert until in page
     # the annotator gets items again (the session's expired state is read afresh)
     assert _assignment_id(client.get(f"/annotate/{batch.pk}/").content.decode()) is not None
 
 
 def test_an_extension_needs_a_reason_a_researcher_and_a_csrf_token(client, annotator, passed_at, freeze):
-    freeze(passed_at + timedelta(days=93))
+    until = _days_after(freeze(passed_at + timedelta(days=93)), 30)
     researcher = make_user("res", "researcher")
     other = Client()
     other.force_login(researcher)
-    _extend(other, annotator, until="2099-01-31", reason="   ")
+    _extend(other, annotator, until=until, reason="   ")
     assert not QualificationExtension.objects.exists()
-    _extend(client, annotator, until="2099-01-31", reason="self-service")  # the annotator themself
+    _extend(client, annotator, until=until, reason="self-service")  # the annotator themself
     assert not QualificationExtension.objects.exists()
     strict = Client(enforce_csrf_checks=True)
     strict.force_login(researcher)
-    assert _extend(strict, annotator, until="2099-01-31", reason="r").status_code == 403
+    assert _extend(strict, annotator, until=until, reason="r").status_code == 403
     assert not QualificationExtension.objects.exists()
     assert QualificationAttempt.objects.get().extended_until is None
 
 
 def test_an_extension_must_move_the_expiry_later(annotator, passed_at):
     researcher = make_user("res", "researcher")
-    with pytest.raises(qualification.ExtensionRefused):
+    with pytest.raises(qualification.ExtensionRefused) as refused:
         qualification.qualification_extend(
             annotator=annotator, until=passed_at + timedelta(days=50), reason="r", by=researcher
         )
-    with pytest.raises(qualification.ExtensionRefused):
+    assert refused.value.template == qualification.NOT_LATER
+    with pytest.raises(qualification.ExtensionRefused) as refused:
         qualification.qualification_extend(
-            annotator=make_user("new", "annotator"), until=passed_at + timedelta(days=500), reason="r", by=researcher
+            annotator=make_user("new", "annotator"), until=passed_at + timedelta(days=100), reason="r", by=researcher
         )
+    assert refused.value.template == qualification.NEVER_PASSED
+    assert not QualificationExtension.objects.exists()
+
+
+def test_an_extension_reaches_at_most_one_validity_period_from_today(client, annotator, batch, passed_at, freeze):
+    """Issue #41: an expiry could be moved to 9999-12-31. The latest is the end of the day QUALIFICATION_VALID_DAYS
+    after today (what passing the re-qualification test today would give); the page says so and bounds its input."""
+    now = freeze(passed_at + timedelta(days=80))
+    researcher = make_user("res", "researcher")
+    other = Client()
+    other.force_login(researcher)
+    other.cookies["django_language"] = "en"
+    activity = f"/research/batches/{batch.pk}/activity/"
+    latest = _days_after(now, 92)
+    for until in ("9999-12-31", _days_after(now, 93)):
+        response = _extend(other, annotator, until=until, reason="r", next=activity)
+        assert response.status_code == 302 and response["Location"] == activity
+        page = other.get(activity).content.decode()
+        assert (
+            f"The qualification was not extended. The new expiry date can be at most 92 days from today "
+            f"(QUALIFICATION_VALID_DAYS, the validity of a passed test): {latest} at the latest, not {until}."
+        ) in page
+    assert not QualificationExtension.objects.exists()
+    assert f'min="{_days_after(now, 0)}" max="{latest}"' in page
+    assert f"A new expiry date can be at most one validity period from today: {latest} at the latest." in page
+    other.cookies["django_language"] = "ja"
+    _extend(other, annotator, until="9999-12-31", reason="r", next=activity)
+    page = other.get(activity).content.decode()
+    assert (
+        "新しい有効期限は今日から最長 92 日後まで（QUALIFICATION_VALID_DAYS、合格したテストの有効期間）です。" in page
+    )
+    assert f"9999-12-31 ではなく、{latest} 以前の日付にしてください。" in page
+    response = _extend(other, annotator, until=latest, reason="r", next=activity)
+    record = QualificationExtension.objects.get()
+    assert timezone.localtime(record.new_expires_at).date().isoformat() == latest
+
+
+def test_a_date_in_the_past_is_refused(annotator, passed_at, freeze):
+    now = freeze(passed_at + timedelta(days=93))
+    with pytest.raises(qualification.ExtensionRefused) as refused:
+        qualification.qualification_extend(
+            annotator=annotator, until=now - timedelta(days=1), reason="r", by=make_user("res", "researcher")
+        )
+    assert refused.value.template == qualification.NOT_IN_FUTURE
+
+
+def test_with_qualifications_that_never_expire_there_is_nothing_to_extend(annotator, passed_at, settings):
+    settings.QUALIFICATION_VALID_DAYS = 0
+    with pytest.raises(qualification.ExtensionRefused) as refused:
+        qualification.qualification_extend(
+            annotator=annotator, until=passed_at + timedelta(days=60), reason="r", by=make_user("res", "researcher")
+        )
+    assert refused.value.template == qualification.NEVER_EXPIRES
+    assert qualification.latest_extension() is None
     assert not QualificationExtension.objects.exists()
 
 
