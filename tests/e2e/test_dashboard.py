@@ -76,7 +76,8 @@ def test_researcher_sees_heat_map_and_weekly_plot_and_recomputes(page, transacti
     page.click("button[data-action=recompute]")
     # The new report shows by itself (no "Show the new report" click), on the axis tab the researcher was on.
     newest = page.locator(f"[data-source=report]:not([data-report='{first.pk}'])").first
-    expect(newest).to_be_visible()
+    # The job runs in the request here (1,000 bootstrap replicates per axis): seconds on a busy machine.
+    expect(newest).to_be_visible(timeout=60_000)
     assert AgreementReport.objects.filter(batch=batch).count() == 2
     assert page.url.endswith("axis=avoidant")
     assert page.locator("table.heatmap").count() == 1
