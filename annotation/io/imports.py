@@ -12,16 +12,13 @@ from dataclasses import dataclass, field
 from functools import partial
 from operator import itemgetter
 from pathlib import Path
-from typing import NamedTuple
 
 from django.contrib.auth import get_user_model
-from django.contrib.auth.models import Group
-from django.db import connection, transaction
+from django.db import transaction
 from django.utils import timezone
 from django.utils.translation import gettext_noop
 
 from annotation.axes import AXES
-from annotation.collection.queue import close_reservations_rated_elsewhere, recount_taken
 from annotation.io.import_rules import (
     RULE_OPTIONS,
     RULES,
@@ -31,6 +28,14 @@ from annotation.io.import_rules import (
     batch_rules_check,
     override_record,
     reason_problem,
+)
+from annotation.io.rating_store import (
+    INSERT_BATCH,
+    VALUE_FIELDS,
+    ChangedRating,
+    NewRating,
+    imported_annotators_create,
+    ratings_store,
 )
 from annotation.io.records import (
     MAX_PROBLEMS,
@@ -46,15 +51,12 @@ from annotation.io.records import (
 )
 from annotation.models import (
     Annotation,
-    AnnotationEdit,
-    AnnotatorProfile,
     Batch,
     Dialogue,
     DialogueRevision,
     ImportOverride,
     ImportOverrideRating,
     QualityFlag,
-    schema_postgresql,
 )
 from core.bulk import bulk_insert, existing_values, values_in
 from core.jsonl import check_batch_name, fill, report_files_without_records
@@ -62,7 +64,6 @@ from core.roles import ANNOTATOR
 
 CHUNK = 5_000
 BY_BATCH = 1_000  # from this many dialogue ids on, a batch's dialogues are read whole rather than id by id
-INSERT_BATCH = 2_000
 
 
 @dataclass
@@ -260,7 +261,7 @@ def _values_of(record: AnnotationRecord) -> dict:
     return values
 
 
-_VALUE_FIELDS = [f"{axis}_score" for axis in AXES] + [f"{axis}_confidence" for axis in AXES]
+_VALUE_FIELDS = VALUE_FIELDS
 
 
 def annotations_import(
@@ -375,7 +376,7 @@ def annotations_import(
                              total=len(checked.problems))  # fmt: skip
         summary.overridden = _counts(checked.allowed, replaced)
         user_pks = dict(users)
-        user_pks.update(_create_imported_annotators(missing_users))
+        user_pks.update(imported_annotators_create(missing_users))
         scores_of, confidence_of = itemgetter(*AXES), itemgetter(*AXES)
         replaced_pks = {pk for pk, _record in replaced}
         ratings_store(
@@ -489,85 +490,3 @@ def _check_dialogues_and_annotators(records, log, dialogue_pks, dialogue_batches
                 "give it the role in admin or use another annotator_id"
             )
             log.add(Problem.of(record.file, record.line, "$.annotator_id", template, name=repr(name)))
-
-
-class NewRating(NamedTuple):  # a tuple: made once per rating of a 300k-line import
-    dialogue_pk: int
-    annotator_pk: int
-    values: tuple  # the four scores, then the four confidences (the order of _VALUE_FIELDS)
-    created_at: object  # a datetime
-    seconds_spent: float | None = None
-
-
-class ChangedRating(NamedTuple):
-    pk: int
-    old: dict
-    new: dict
-    reason: str  # kept in the edit history
-
-
-def ratings_store(*, new: Sequence[NewRating], changed: Sequence[ChangedRating], source: str, edited_by=None) -> None:
-    """Store checked ratings (call inside a transaction): new ones with ``source``, changed ones with their history.
-
-    The queue stays consistent: an open reservation of an item its annotator now has a rating of is
-    closed (the queue must not hand it out again), and the items' taken counts are recounted.
-    """
-    bulk_insert(
-        Annotation,
-        ["dialogue", "annotator", "created_at", "updated_at", "seconds_spent", "source", *_VALUE_FIELDS],
-        (
-            (
-                r.dialogue_pk,
-                r.annotator_pk,
-                r.created_at,
-                r.created_at,
-                r.seconds_spent,
-                str(source),
-                *r.values,
-            )
-            for r in new
-        ),
-    )
-    if connection.vendor == "postgresql":
-        with connection.cursor() as cursor:
-            schema_postgresql.check_now(cursor, table=Annotation._meta.db_table)
-    close_reservations_rated_elsewhere((r.dialogue_pk, r.annotator_pk) for r in new)
-    recount_taken(sorted({r.dialogue_pk for r in new}))
-    now = timezone.now()
-    Annotation.objects.bulk_update(
-        [Annotation(pk=r.pk, updated_at=now, **r.new) for r in changed],
-        [*_VALUE_FIELDS, "updated_at"],
-        batch_size=INSERT_BATCH,
-    )
-    AnnotationEdit.objects.bulk_create(
-        [
-            AnnotationEdit(
-                annotation_id=r.pk,
-                edited_by=edited_by,
-                edited_at=now,
-                old_values=r.old,
-                new_values=r.new,
-                reason=r.reason,
-            )
-            for r in changed
-        ],
-        batch_size=INSERT_BATCH,
-    )
-
-
-def _create_imported_annotators(usernames: list[str]) -> dict[str, int]:
-    """Accounts for annotator ids seen only in files: annotator group, no usable password."""
-    if not usernames:
-        return {}
-    user_model = get_user_model()
-    template = user_model()
-    template.set_unusable_password()
-    user_model.objects.bulk_create(
-        [user_model(username=name, password=template.password) for name in usernames], batch_size=INSERT_BATCH
-    )
-    created = dict(user_model.objects.filter(username__in=usernames).values_list("username", "pk"))
-    group, _ = Group.objects.get_or_create(name=ANNOTATOR)
-    membership = user_model.groups.through
-    membership.objects.bulk_create([membership(user_id=pk, group_id=group.pk) for pk in created.values()])
-    AnnotatorProfile.objects.bulk_create([AnnotatorProfile(user_id=pk, imported=True) for pk in created.values()])
-    return created
