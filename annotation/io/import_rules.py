@@ -24,9 +24,11 @@ test nor be handed items: the qualification rule does not apply to them (their r
 ``source = import``). The quota and the chosen-annotators rule apply to them as to anyone; a placeholder that
 is given a password becomes a live annotator, and the qualification rule applies from then on.
 
-On PostgreSQL the import locks the queue entries of the items it adds ratings to before it counts (after the
-reservations it will close, in the queue's own order: reservations, then entries), so the queue cannot hand
-those items out between the check and the insert. SQLite runs one write transaction at a time.
+The quota is counted as the queue counts it (``QueueEntry.taken_count``). A dry run counts before storing; an
+import checks once its ratings are stored, in the same transaction, over the recounted and (on PostgreSQL)
+locked queue entries, so the queue cannot hand an item out between the check and the commit
+(``_taken_after_store``); over the quota, the transaction is rolled back. SQLite runs one write transaction at
+a time.
 """
 
 from __future__ import annotations
@@ -39,10 +41,10 @@ from dataclasses import dataclass, field
 from django.contrib.auth import get_user_model
 from django.contrib.auth.hashers import is_password_usable
 from django.db import connection
-from django.db.models import Count
 from django.utils import timezone
 
 from annotation.collection.qualification import State, qualifications_of
+from annotation.collection.queue import recount_taken
 from annotation.io.records import AnnotationRecord, Problem
 from annotation.models import (
     Annotation,
@@ -190,91 +192,86 @@ def batch_rules_check(
     users: dict[str, int],
     overrides: RatingOverrides,
     options: dict[str, str],
-    lock: bool = False,
+    quota: str | None = "before",
 ) -> RuleCheck:
     """Check the ratings an import would add against their batches' quota, chosen annotators and qualification.
 
     ``new`` are the records that would become new ratings, in file order; ``users`` the annotator ids that have
     an account (``{name: pk}``; the others get placeholder accounts). ``options`` names the override options as
-    the caller offers them (msgids) for the problems' hints. ``lock`` (inside the storing transaction) locks
-    the queue entries first, so that the counts hold until the commit.
+    the caller offers them (msgids) for the problems' hints. ``quota``: ``"before"`` the ratings are stored (a
+    dry run, or a file with other problems: the queue's counts as they are), ``"after"`` (inside the storing
+    transaction, once ``ratings_store`` has stored them: the counts of the items, locked; the quota only), or
+    None (not checked).
     """
     check = RuleCheck()
     if not new:
         return check
-    by_dialogue: dict[int, list[AnnotationRecord]] = defaultdict(list)
-    for record in new:
-        by_dialogue[dialogue_pks[record.id]].append(record)
-    new_pairs = {(dialogue_pks[r.id], users[r.annotator_id]) for r in new if r.annotator_id in users}
-    if lock:
-        _lock(sorted(by_dialogue), new_pairs)
     batches = {
         pk: (name, quota, restricted)
         for pk, name, quota, restricted in Batch.objects.filter(pk__in={dialogue_batches[r.id] for r in new})
         .values_list("pk", "name", "annotations_per_item", "restricted")
     }  # fmt: skip
-    _quota(check, by_dialogue, dialogue_batches, batches, new_pairs, overrides, options)
+    if quota is not None:
+        by_dialogue: dict[int, list[AnnotationRecord]] = defaultdict(list)
+        for record in new:
+            by_dialogue[dialogue_pks[record.id]].append(record)
+        if quota == "after":
+            base = {pk: n - len(by_dialogue[pk]) for pk, n in _taken_after_store(sorted(by_dialogue)).items()}
+        else:
+            base = _taken_before(sorted(by_dialogue), {(dialogue_pks[r.id], users[r.annotator_id])
+                                                       for r in new if r.annotator_id in users})  # fmt: skip
+        _quota(check, by_dialogue, base, dialogue_batches, batches, overrides, options)
+        if quota == "after":
+            return check  # the annotators' rules were checked before the ratings were stored
     _chosen(check, new, dialogue_pks, dialogue_batches, batches, users, overrides, options)
     _qualification(check, new, dialogue_pks, users, overrides, options)
     return check
 
 
-def _lock(dialogue_ids: list[int], new_pairs: set[tuple[int, int]]) -> None:
-    """Lock the reservations the import will close, then the items' queue entries (the queue's order)."""
-    if connection.vendor != "postgresql":
-        return  # SQLite: the transaction holds the database's one write lock already
+def _taken_before(dialogue_ids: list[int], new_pairs: set[tuple[int, int]]) -> dict[int, int]:
+    """Per item, what the queue counts now (``QueueEntry.taken_count``: people's ratings and open reservations),
+    less the open reservations of the import's own annotators on it (the import closes them: their rating is
+    the new one)."""
+    taken = dict(values_in(QueueEntry, ("dialogue", "taken_count"), {"dialogue": dialogue_ids}))
     annotators = sorted({annotator for _dialogue, annotator in new_pairs})
     if annotators:
-        for start in range(0, len(dialogue_ids), CHUNK):
-            chunk = dialogue_ids[start : start + CHUNK]
-            list(
-                Assignment.objects.select_for_update()
-                .filter(status=Assignment.Status.RESERVED, annotator_id__in=annotators, dialogue_id__in=chunk)
-                .order_by("pk")
-                .values_list("pk", flat=True)
-            )
-    for start in range(0, len(dialogue_ids), CHUNK):
-        chunk = dialogue_ids[start : start + CHUNK]
-        list(QueueEntry.objects.select_for_update().filter(pk__in=chunk).order_by("pk").values_list("pk", flat=True))
-
-
-def _taken(dialogue_ids: list[int], new_pairs: set[tuple[int, int]]) -> dict[int, int]:
-    """Per item: people's ratings stored, plus open reservations that will stay open (those of the import's
-    own annotator on the item are closed by it: their rating is the new one)."""
-    taken: dict[int, int] = defaultdict(int)
-    for start in range(0, len(dialogue_ids), CHUNK):
-        chunk = dialogue_ids[start : start + CHUNK]
-        rows = (
-            Annotation.objects.filter(dialogue_id__in=chunk)
-            .exclude(source=Annotation.Source.LLM)
-            .order_by()
-            .values_list("dialogue_id")
-            .annotate(n=Count("pk"))
-        )
-        for dialogue_id, n in rows:
-            taken[dialogue_id] += n
-        reserved = Assignment.objects.filter(dialogue_id__in=chunk, status=Assignment.Status.RESERVED)
-        for dialogue_id, annotator_id in reserved.values_list("dialogue_id", "annotator_id"):
-            if (dialogue_id, annotator_id) not in new_pairs:
-                taken[dialogue_id] += 1
+        reserved = values_in(Assignment, ("dialogue", "annotator"),
+                             {"annotator": annotators, "status": [Assignment.Status.RESERVED.value]})  # fmt: skip
+        for pair in reserved:
+            if pair in new_pairs and taken.get(pair[0]):
+                taken[pair[0]] -= 1
     return taken
 
 
-def _quota(check, by_dialogue, dialogue_batches, batches, new_pairs, overrides, options) -> None:
-    taken = _taken(sorted(by_dialogue), new_pairs)
+def _taken_after_store(dialogue_ids: list[int]) -> dict[int, int]:
+    """Per item, its ratings and open reservations once the import's ratings are stored (in its transaction).
+
+    ``ratings_store`` has recounted the items (the reservations the import closed no longer count). On
+    PostgreSQL that statement locked every entry whose count it changed, but a reservation that committed
+    while it waited for such a row is missing from the count it wrote; counted once more, now that no
+    reservation of these items can be in flight, the counts are exact, and they hold until the commit: the
+    queue skips locked entries, and an entry whose count did not change already counts this import's rating
+    (it took its annotator's reservation's slot).
+    """
+    if connection.vendor == "postgresql":
+        recount_taken(dialogue_ids)
+    return dict(values_in(QueueEntry, ("dialogue", "taken_count"), {"dialogue": dialogue_ids}))
+
+
+def _quota(check, by_dialogue, base, dialogue_batches, batches, overrides, options) -> None:
     for dialogue_id, records in by_dialogue.items():
         name, quota, _restricted = batches[dialogue_batches[records[0].id]]
-        base = taken.get(dialogue_id, 0)
-        total = base + len(records)
+        stored = base.get(dialogue_id, 0)
+        total = stored + len(records)
         if total <= quota:
             continue
         for index, record in enumerate(records, start=1):
-            if base + index <= quota:
+            if stored + index <= quota:
                 continue  # the first ones fit: only the ratings past the quota are over it
             if overrides.allow_over_quota:
                 check.allowed[Rule.QUOTA].append((record, dialogue_id))
                 continue
-            found = {"id": repr(record.id), "total": total, "batch": repr(name), "quota": quota, "stored": base,
+            found = {"id": repr(record.id), "total": total, "batch": repr(name), "quota": quota, "stored": stored,
                      "new": len(records), "option_text": options[RULE_OPTIONS[Rule.QUOTA]]}  # fmt: skip
             check.problems.append(Problem.of(record.file, record.line, "$.id", OVER_QUOTA, **found))
 

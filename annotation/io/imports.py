@@ -359,7 +359,7 @@ def annotations_import(
     rule_options = {name: options[name] for name in RULE_OPTIONS.values()}
     rules_of = partial(batch_rules_check, new=new, dialogue_pks=dialogue_pks, dialogue_batches=dialogue_batches,
                        users=users, overrides=overrides, options=rule_options)  # fmt: skip
-    if log or dry_run:  # the rules' problems are listed with the others; a real import checks them under lock
+    if log or dry_run:  # the rules' problems are listed with the others; an import checks them as it stores
         checked = rules_of()
         log.extend(checked.problems)
         log.raise_if_any()
@@ -370,11 +370,8 @@ def annotations_import(
         return summary
 
     with transaction.atomic():
-        checked = rules_of(lock=True)
-        if checked.problems:
-            raise InputError(checked.problems[:MAX_PROBLEMS], truncated=len(checked.problems) > MAX_PROBLEMS,
-                             total=len(checked.problems))  # fmt: skip
-        summary.overridden = _counts(checked.allowed, replaced)
+        checked = rules_of(quota=None)  # the annotators' rules first; the quota once the ratings are stored
+        _raise_problems(checked.problems)
         user_pks = dict(users)
         user_pks.update(imported_annotators_create(missing_users))
         scores_of, confidence_of = itemgetter(*AXES), itemgetter(*AXES)
@@ -397,6 +394,10 @@ def annotations_import(
             source=Annotation.Source.IMPORT,
             edited_by=edited_by,
         )
+        quota_checked = rules_of(quota="after")
+        _raise_problems(quota_checked.problems)  # rolls the ratings back
+        checked.allowed[ImportOverrideRating.Rule.QUOTA] = quota_checked.allowed[ImportOverrideRating.Rule.QUOTA]
+        summary.overridden = _counts(checked.allowed, replaced)
         names_of = file_names or {}
         record = override_record(
             overrides=overrides, allowed=checked.allowed, replaced=replaced, user_pks=user_pks, batch=batch,
@@ -408,6 +409,11 @@ def annotations_import(
         if record is not None:
             summary.override_id, summary.override_by, summary.override_reason = record.pk, record.by_name, record.reason
     return summary
+
+
+def _raise_problems(problems: list[Problem]) -> None:
+    if problems:
+        raise InputError(problems[:MAX_PROBLEMS], truncated=len(problems) > MAX_PROBLEMS, total=len(problems))
 
 
 def _checkable(record, dialogue_pks, dialogue_batches, batch, users, annotator_pks) -> bool:

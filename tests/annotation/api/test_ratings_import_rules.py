@@ -194,3 +194,18 @@ def test_the_job_refuses_without_the_override_and_stores_nothing(en, monkeypatch
     (problem,) = job.result["problems"]
     assert problem["line"] == 3 and problem["path"] == "$.id" and "allow_over_quota=true" in problem["message"]
     assert _stored() == (0, 0, 0)
+
+
+def test_a_new_batch_with_its_file_takes_the_option_too(en):
+    from django.core.files.uploadedfile import SimpleUploadedFile
+
+    from annotation.models import Batch
+
+    data = (json.dumps({"id": "n1", "user": "u", "response": "r", "lang": "ja"}) + "\n").encode()
+    response = en.post(f"{API}batches/", {"name": "new", "file": SimpleUploadedFile("n.jsonl", data)})
+    assert _problems(response)[0][:3] == ("n.jsonl", 1, "$.lang")
+    assert not Batch.objects.filter(name="new").exists()
+    upload = SimpleUploadedFile("n.jsonl", data)
+    response = en.post(f"{API}batches/", {"name": "new", "file": upload, "ignore_unknown_keys": "true"})
+    assert response.status_code == 201, response.content
+    assert Dialogue.objects.get().external_id == "n1"
