@@ -55,7 +55,7 @@ OPTION_NAMES = {
         "allow_over_quota": gettext_noop("the option “Allow more ratings than the quota”"),
         "allow_unchosen_annotators": gettext_noop("the option “Allow annotators not chosen for the batch”"),
         "allow_unqualified_annotators": gettext_noop("the option “Allow annotators without a valid qualification”"),
-        "replace_web_ratings": gettext_noop("the option “… also ratings made on the web”"),
+        "replace_web_ratings": gettext_noop("the option “Also replace ratings made on the web”"),
     },
 }
 
@@ -264,7 +264,8 @@ def _rules_sentences(result: dict) -> list[str]:
     overridden = {rule: n for rule, n in (result.get("overridden") or {}).items() if n}
     if overridden:
         labels = dict(ImportOverrideRating.Rule.choices)
-        rules = ", ".join(f"{labels.get(rule, rule)} {n:,}" for rule, n in overridden.items())
+        rules = ", ".join(_("%(rule)s: %(n)s") % {"rule": labels.get(rule, rule), "n": f"{n:,}"}
+                          for rule, n in overridden.items())  # fmt: skip
         override = result.get("override")
         if result.get("dry_run"):
             sentence = _("These ratings would pass the batch's rules by an override: %(rules)s (nothing is recorded "

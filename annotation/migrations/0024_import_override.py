@@ -23,7 +23,7 @@ class Migration(migrations.Migration):
                 ('reason', models.TextField(verbose_name='reason')),
                 ('surface', models.CharField(choices=[('command', 'command line (import_annotations)'), ('api', 'API (annotations/import/)'), ('page', 'batch page (Upload ratings)')], max_length=16, verbose_name='through')),
                 ('job_id', models.UUIDField(blank=True, help_text='The worker job that ran the import.', null=True, verbose_name='job')),
-                ('batch_names', models.CharField(help_text='The batches whose rules were passed.', max_length=500, verbose_name='batches')),
+                ('batch_names', models.CharField(help_text='The batches whose rules were passed.', max_length=500, verbose_name='batches overridden')),
                 ('files', models.CharField(max_length=500, verbose_name='files')),
                 ('counts', models.JSONField(default=dict, verbose_name='ratings per rule')),
                 ('batch', models.ForeignKey(blank=True, null=True, on_delete=django.db.models.deletion.SET_NULL, related_name='+', to='annotation.batch', verbose_name='batch')),

@@ -43,7 +43,9 @@ class ImportOverride(models.Model):
     batch = models.ForeignKey(
         Batch, verbose_name=_("batch"), null=True, blank=True, on_delete=models.SET_NULL, related_name="+"
     )
-    batch_names = models.CharField(_("batches"), max_length=500, help_text=_("The batches whose rules were passed."))
+    batch_names = models.CharField(
+        _("batches overridden"), max_length=500, help_text=_("The batches whose rules were passed.")
+    )
     files = models.CharField(_("files"), max_length=500)
     # {rule: how many ratings it let in}, for the rules overridden (keys: ImportOverrideRating.Rule values).
     counts = models.JSONField(_("ratings per rule"), default=dict)

@@ -139,7 +139,7 @@ class RatingsUploadForm(_NoColon, forms.Form):
         ),
     )
     replace_web_ratings = forms.BooleanField(
-        label=_("… also ratings made on the web"),
+        label=_("Also replace ratings made on the web"),
         required=False,
         help_text=_("With “Replace ratings that differ”: also replace ratings annotators made on the web."),
     )

@@ -91,7 +91,7 @@ def test_the_override_stores_and_records_the_researcher_and_the_reason(en_client
     assert record.batch == batch and record.files == "ratings.jsonl" and record.counts == {"quota": 1}
     page = en_client.get(response["Location"]).content.decode()
     assert f"recorded as import override #{record.pk} by res_001." in page
-    assert "quota (ratings per item) 1" in page
+    assert "quota (ratings per item): 1" in page
     assert Annotation.objects.filter(dialogue__external_id="dialogue_003").count() == 4
 
 
