@@ -83,7 +83,8 @@ class RuleOptions:
         reason = params.get("reason")
         return cls(**values, reason=reason if isinstance(reason, str) else "")
 
-    def overrides(self, user) -> RatingOverrides:
+    def overrides(self, user, *, job_id=None) -> RatingOverrides:
+        """The overrides as ``user`` asked for them (a job whose creator's account is gone names the job)."""
         return RatingOverrides(
             allow_over_quota=self.allow_over_quota,
             allow_unchosen_annotators=self.allow_unchosen_annotators,
@@ -91,6 +92,7 @@ class RuleOptions:
             replace_web_ratings=self.replace_web_ratings,
             reason=self.reason,
             by=user,
+            by_name="" if user is not None else f"job {job_id} (its creator's account was deleted)",
         )
 
 
@@ -138,7 +140,7 @@ def ratings_upload_import(
     try:
         return annotations_import(
             paths=[upload.path], dry_run=dry_run, update=update, edited_by=user, batch=batch,
-            option_names=OPTION_NAMES[surface], overrides=rules.overrides(user),
+            option_names=OPTION_NAMES[surface], overrides=rules.overrides(user, job_id=job_id),
             ignore_unknown_keys=rules.ignore_unknown_keys, surface=surface, job_id=job_id,
             file_names={str(upload.path): upload.name},
         )  # fmt: skip
