@@ -27,7 +27,7 @@ is given a password becomes a live annotator, and the qualification rule applies
 The quota is counted as the queue counts it (``QueueEntry.taken_count``). A dry run counts before storing; an
 import checks once its ratings are stored, in the same transaction, over the recounted and (on PostgreSQL)
 locked queue entries, so the queue cannot hand an item out between the check and the commit
-(``_taken_after_store``); over the quota, the transaction is rolled back. SQLite runs one write transaction at
+(``_over_quota_after_store``); over the quota, the transaction is rolled back. SQLite runs one write transaction at
 a time.
 """
 
@@ -207,8 +207,8 @@ def batch_rules_check(
     if not new:
         return check
     batches = {
-        pk: (name, quota, restricted)
-        for pk, name, quota, restricted in Batch.objects.filter(pk__in={dialogue_batches[r.id] for r in new})
+        pk: (name, limit, restricted)
+        for pk, name, limit, restricted in Batch.objects.filter(pk__in={dialogue_batches[r.id] for r in new})
         .values_list("pk", "name", "annotations_per_item", "restricted")
     }  # fmt: skip
     if quota is not None:
@@ -216,7 +216,10 @@ def batch_rules_check(
         for record in new:
             by_dialogue[dialogue_pks[record.id]].append(record)
         if quota == "after":
-            base = {pk: n - len(by_dialogue[pk]) for pk, n in _taken_after_store(sorted(by_dialogue)).items()}
+            quotas = [(pk, limit) for pk, (_name, limit, _restricted) in batches.items()]
+            over = _over_quota_after_store(sorted(by_dialogue), quotas)
+            base = {pk: n - len(by_dialogue[pk]) for pk, n in over.items()}
+            by_dialogue = {pk: by_dialogue[pk] for pk in base}  # the others are within their quota
         else:
             base = _taken_before(sorted(by_dialogue), {(dialogue_pks[r.id], users[r.annotator_id])
                                                        for r in new if r.annotator_id in users})  # fmt: skip
@@ -243,8 +246,9 @@ def _taken_before(dialogue_ids: list[int], new_pairs: set[tuple[int, int]]) -> d
     return taken
 
 
-def _taken_after_store(dialogue_ids: list[int]) -> dict[int, int]:
-    """Per item, its ratings and open reservations once the import's ratings are stored (in its transaction).
+def _over_quota_after_store(dialogue_ids: list[int], batches: list[tuple[int, int]]) -> dict[int, int]:
+    """The items over their batch's quota once the import's ratings are stored (in its transaction), with their
+    ratings and open reservations; ``batches`` are (pk, quota) of the items' batches.
 
     ``ratings_store`` has recounted the items (the reservations the import closed no longer count). On
     PostgreSQL that statement locked every entry whose count it changed, but a reservation that committed
@@ -255,7 +259,12 @@ def _taken_after_store(dialogue_ids: list[int]) -> dict[int, int]:
     """
     if connection.vendor == "postgresql":
         recount_taken(dialogue_ids)
-    return dict(values_in(QueueEntry, ("dialogue", "taken_count"), {"dialogue": dialogue_ids}))
+    wanted = set(dialogue_ids)
+    over = {}
+    for batch_pk, quota in batches:  # the index of the queue (batch, taken_count, ...): the items over quota only
+        rows = QueueEntry.objects.filter(batch_id=batch_pk, taken_count__gt=quota).values_list("pk", "taken_count")
+        over.update((pk, n) for pk, n in rows if pk in wanted)
+    return over
 
 
 def _quota(check, by_dialogue, base, dialogue_batches, batches, overrides, options) -> None:

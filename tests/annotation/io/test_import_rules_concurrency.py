@@ -1,7 +1,7 @@
 """The quota holds when the web queue hands out an import's items while the import runs (PostgreSQL row locks).
 
 The import counts the quota once its ratings are stored, in its own transaction, over the recounted queue
-entries (``annotation.io.import_rules._taken_after_store``). Both tests fail if the quota were checked before
+entries (``annotation.io.import_rules._over_quota_after_store``). Both tests fail if the quota were checked before
 storing (the first) or read from the first recount alone (the second, where that recount waited for a
 reservation in flight and wrote a count without it).
 """
