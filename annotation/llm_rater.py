@@ -29,7 +29,7 @@ from django.utils.translation import gettext_noop
 
 from annotation.axes import AXES
 from annotation.guidelines import loader as guidelines
-from annotation.io.imports import ChangedRating, NewRating, ratings_store
+from annotation.io.rating_store import ChangedRating, NewRating, ratings_store
 from annotation.models import Annotation, AnnotatorProfile, Batch, Dialogue
 from llm import services as gateway
 from llm.pricing import Estimate

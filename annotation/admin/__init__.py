@@ -7,4 +7,4 @@ English labels and UTC times. Data texts are escaped by the admin (nothing here 
 assignments, training answers) is read only.
 """
 
-from annotation.admin import audits, data, flags, ratings, reports, review  # noqa: F401  (each module registers its models)
+from annotation.admin import audits, data, flags, imports, ratings, reports, review  # noqa: F401  (each module registers its models)

@@ -10,6 +10,7 @@ from django.utils.translation import gettext
 from django.utils.translation import gettext_lazy as _
 
 from annotation.admin.common import ReadOnlyAdmin, local_time, username
+from annotation.admin.imports import overrides_of_rating
 from annotation.axes import AXES, MIN_CONFIDENCE, SCORES
 from annotation.guidelines.scale import AXIS_NAMES, LEVEL_LABELS
 from annotation.models import (
@@ -151,8 +152,12 @@ class AnnotationAdmin(admin.ModelAdmin):
     search_fields = ["dialogue__external_id", "annotator__username"]
     list_select_related = ["dialogue", "annotator"]
     raw_id_fields = ["dialogue", "annotator"]
-    readonly_fields = ["dialogue", "annotator", "created_at", "updated_at", "seconds_spent", "source"]
+    readonly_fields = ["dialogue", "annotator", "created_at", "updated_at", "seconds_spent", "source", "overrides"]
     inlines = [AnnotationEditInline]
+
+    @admin.display(description=_("import overrides"))
+    def overrides(self, obj):
+        return overrides_of_rating(obj)
 
     def get_queryset(self, request):
         lowest = Least(*[f"{axis}_confidence" for axis in AXES])

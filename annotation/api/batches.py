@@ -215,6 +215,9 @@ _CREATE_WITH_FILE = {
                                     "anyway (refused otherwise: the batch would never complete)"},
         "file": {"type": "array", "items": {"type": "string", "format": "binary"},
                  "description": "one or more JSONL files, one dialogue per line: {id, user, response, context}"},
+        "ignore_unknown_keys": {"type": "boolean", "default": False,
+                                "description": "with a file: leave out top-level keys beyond id, user, response and "
+                                               "context; otherwise each is a problem of its line"},
     },
     "required": ["name"],
 }  # fmt: skip
@@ -289,12 +292,18 @@ class BatchViewSet(ApiErrorsMixin, mixins.CreateModelMixin, viewsets.GenericView
             return too_large(refusal)
         uploads = request.FILES.getlist("file")
         data = request.POST if is_form_media_type(request.content_type) else request.data  # the settings
+        ignore_unknown_keys = False
+        if is_form_media_type(request.content_type) and "ignore_unknown_keys" in data:  # the file's option
+            data = data.copy()
+            values = data.pop("ignore_unknown_keys")
+            ignore_unknown_keys = filters.boolean(values[-1] if values else "", "ignore_unknown_keys")
         serializer = BatchSerializer(data=data, context=self.get_serializer_context())
         serializer.is_valid(raise_exception=True)
         with transaction.atomic():  # a batch exists only with its file's dialogues stored
             batch = _batch_write(Batch(), dict(serializer.validated_data))
             if uploads:
-                summary = dialogues_upload_import(uploads, batch_name=batch.name)
+                options = {"ignore_unknown_keys": ignore_unknown_keys}
+                summary = dialogues_upload_import(uploads, batch_name=batch.name, **options)
                 if not summary.created:
                     raise ApiError(
                         f"all {summary.unchanged + summary.updated} dialogue(s) of the file are stored already "

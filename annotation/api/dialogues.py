@@ -22,16 +22,17 @@ from annotation.api.errors import ApiError, ApiErrorsMixin, invalid, not_found
 from annotation.api.pagination import Pages
 from annotation.api.permissions import IsResearcher
 from annotation.api.schema import ErrorSerializer, error_responses
-from annotation.io.imports import ImportSummary, dialogues_import
+from annotation.io.imports import MAX_IGNORED_KEYS, ImportSummary, dialogues_import
 from annotation.io.records import InputError
 from annotation.models import Batch, Dialogue
 from core.problem_text import problem_message
 from core.upload_limits import UploadTooLarge, upload_refusal
 
-UPLOAD_FLAGS = ("dry_run", "update", "force_text_change")
+UPLOAD_FLAGS = ("dry_run", "update", "force_text_change", "ignore_unknown_keys")
 UPLOAD_SETTING = "UPLOAD_MAX_BYTES_DIALOGUES"  # the files of one request together
 # The problems' hints name the options as this API takes them (not as the import command does).
-_OPTION_NAMES = {"update": "update=true", "force_text_change": "force_text_change=true"}
+_OPTION_NAMES = {"update": "update=true", "force_text_change": "force_text_change=true",
+                 "ignore_unknown_keys": "ignore_unknown_keys=true"}  # fmt: skip
 
 
 class ContextTurnSerializer(serializers.Serializer):
@@ -50,12 +51,22 @@ class DialogueSerializer(serializers.Serializer):
     ratings = serializers.IntegerField(source="n_ratings")
 
 
+class IgnoredKeySerializer(serializers.Serializer):
+    key = serializers.CharField(help_text="a top-level key beyond the format's fields (cut to 100 characters)")
+    lines = serializers.IntegerField(min_value=1, help_text="how many lines had it")
+
+
 class UploadSummarySerializer(serializers.Serializer):
     batch = serializers.IntegerField(help_text="the batch id")
     created = serializers.IntegerField()
     updated = serializers.IntegerField()
     unchanged = serializers.IntegerField()
     dry_run = serializers.BooleanField()
+    ignored_keys = IgnoredKeySerializer(
+        many=True, help_text=f"ignore_unknown_keys=true: the keys left out, the most frequent first (at most "
+        f"{MAX_IGNORED_KEYS})",
+    )  # fmt: skip
+    ignored_keys_more = serializers.IntegerField(min_value=0, help_text="keys left out beyond those listed")
 
 
 class ProblemSerializer(serializers.Serializer):
@@ -85,6 +96,10 @@ _UPLOAD_REQUEST = {
             "force_text_change": {"type": "boolean", "default": False,
                                   "description": "with update: also change rated dialogues (old text kept, "
                                                  "their ratings flagged for review)"},
+            "ignore_unknown_keys": {"type": "boolean", "default": False,
+                                    "description": "leave out top-level keys beyond id, user, response and "
+                                                   "context (the answer lists them with counts); otherwise each "
+                                                   "is a problem of its line"},
         },
         "required": ["file"],
     }
@@ -153,7 +168,8 @@ class BatchDialogueViewSet(ApiErrorsMixin, viewsets.GenericViewSet):
             **error_responses(404),
         },
         examples=[OpenApiExample("stored", status_codes=["201"], response_only=True,
-                                 value={"batch": 3, "created": 200, "updated": 0, "unchanged": 0, "dry_run": False})],
+                                 value={"batch": 3, "created": 200, "updated": 0, "unchanged": 0, "dry_run": False,
+                                        "ignored_keys": [], "ignored_keys_more": 0})],
     )  # fmt: skip
     def create(self, request, pk: int):
         batch = self._batch(pk)
@@ -167,8 +183,11 @@ class BatchDialogueViewSet(ApiErrorsMixin, viewsets.GenericViewSet):
             raise invalid("file", "attach the dialogues as multipart field 'file' (JSONL, seed A.3 input)")
         options = {name: filters.boolean(request.data.get(name, ""), name) for name in UPLOAD_FLAGS}
         summary = dialogues_upload_import(uploads, batch_name=batch.name, **options)
+        ignored = list(summary.ignored_keys.items())
         body = {"batch": batch.pk, "created": summary.created, "updated": summary.updated,
-                "unchanged": summary.unchanged, "dry_run": options["dry_run"]}  # fmt: skip
+                "unchanged": summary.unchanged, "dry_run": options["dry_run"],
+                "ignored_keys": [{"key": key, "lines": n} for key, n in ignored[:MAX_IGNORED_KEYS]],
+                "ignored_keys_more": max(0, len(ignored) - MAX_IGNORED_KEYS)}  # fmt: skip
         stored = not options["dry_run"] and (summary.created or summary.updated)
         return Response(body, status=status.HTTP_201_CREATED if stored else status.HTTP_200_OK)
 

@@ -4,8 +4,11 @@ The same import as ``manage.py import_annotations`` (``annotation.io.rating_uplo
 checked first, any problem stores nothing and comes back located (file, line, JSON path), and
 uploading the same file again changes nothing. The body is the JSONL itself (``Content-Type:
 application/x-ndjson``, ``application/jsonl`` or ``text/plain``) or a multipart form with ``file``.
-Options come as query parameters (or form fields): ``dry_run``, ``update`` and ``batch``. A large
-file (over 2 MB or 5,000 lines) is imported by a worker: 202 with the job to poll.
+Options come as query parameters (or form fields): ``dry_run``, ``update`` and ``batch``;
+``ignore_unknown_keys``; and the overrides of the batch's rules (``annotation.io.import_rules``):
+``allow_over_quota``, ``allow_unchosen_annotators``, ``allow_unqualified_annotators`` and
+``replace_web_ratings`` (with ``update``), each needing a ``reason``, recorded with the caller's name.
+A large file (over 2 MB or 5,000 lines) is imported by a worker: 202 with the job to poll.
 """
 
 from __future__ import annotations
@@ -15,14 +18,24 @@ from rest_framework import serializers, status, viewsets
 from rest_framework.parsers import BaseParser, MultiPartParser
 from rest_framework.response import Response
 
-from annotation.api.dialogues import ProblemSerializer
+from annotation.api.dialogues import IgnoredKeySerializer, ProblemSerializer
 from annotation.api.errors import ApiError, ApiErrorsMixin, invalid
 from annotation.api.jobs import JOB_EXAMPLE, JobSerializer
 from annotation.api.permissions import IsResearcher
 from annotation.api.schema import ErrorSerializer, error_responses
+from annotation.io.import_rules import (
+    MAX_REASON,
+    REASON_PATTERN,
+    RULE_OPTIONS,
+    WEB_NEEDS_UPDATE,
+    reason_problem,
+)
+from annotation.io.imports import MAX_IGNORED_KEYS
 from annotation.io.rating_uploads import (
+    OPTION_NAMES,
     UPLOAD_SETTING,
     RatingsUpload,
+    RuleOptions,
     UploadRejected,
     ratings_body_keep,
     ratings_file_keep,
@@ -33,12 +46,14 @@ from annotation.io.rating_uploads import (
 )
 from annotation.models import Batch
 from core import query_params
+from core.jsonl import fill
 from core.problem_text import problem_row_message
 from core.upload_limits import UploadTooLarge, limit_bytes, upload_refusal
 
 BODY_TYPES = ("application/x-ndjson", "application/jsonl", "text/plain")
-FLAGS = ("dry_run", "update")
-OPTIONS = (*FLAGS, "batch")
+OVERRIDES = tuple(RULE_OPTIONS.values())  # allow_over_quota, ..., replace_web_ratings
+FLAGS = ("dry_run", "update", "ignore_unknown_keys", *OVERRIDES)
+OPTIONS = (*FLAGS, "batch", "reason")
 BODY_NAME = "body"  # how the problems name a file sent as the request body
 _TRUE, _FALSE = ("true", "1"), ("false", "0")
 
@@ -62,6 +77,27 @@ class TextParser(RatingsBodyParser):
     media_type = "text/plain"
 
 
+class OverriddenSerializer(serializers.Serializer):
+    """How many ratings each override let past its rule (in a dry run: would)."""
+
+    quota = serializers.IntegerField(min_value=0, help_text="ratings past their item's quota (allow_over_quota)")
+    chosen_annotators = serializers.IntegerField(
+        min_value=0, help_text="ratings by annotators not chosen for their batch (allow_unchosen_annotators)"
+    )
+    qualification = serializers.IntegerField(
+        min_value=0, help_text="ratings by annotators without a valid qualification (allow_unqualified_annotators)"
+    )
+    web_ratings = serializers.IntegerField(
+        min_value=0, help_text="ratings made on the web that were replaced (replace_web_ratings)"
+    )
+
+
+class OverrideRecordSerializer(serializers.Serializer):
+    id = serializers.IntegerField(help_text="the import override's id (admin: import overrides)")
+    by = serializers.CharField(help_text="who allowed it: the caller's user name")
+    reason = serializers.CharField()
+
+
 class ImportSummarySerializer(serializers.Serializer):
     batch = serializers.IntegerField(allow_null=True, help_text="the batch the import was restricted to")
     file = serializers.CharField(help_text=f"the uploaded file's name ({BODY_NAME!r} for a request body)")
@@ -70,6 +106,15 @@ class ImportSummarySerializer(serializers.Serializer):
     unchanged = serializers.IntegerField(help_text="ratings stored already with the same values")
     users_created = serializers.IntegerField(help_text="annotator accounts made for annotator ids seen only here")
     dry_run = serializers.BooleanField()
+    ignored_keys = IgnoredKeySerializer(
+        many=True, help_text=f"ignore_unknown_keys=true: the keys left out, the most frequent first (at most "
+        f"{MAX_IGNORED_KEYS})",
+    )  # fmt: skip
+    ignored_keys_more = serializers.IntegerField(min_value=0, help_text="keys left out beyond those listed")
+    overridden = OverriddenSerializer()
+    override = OverrideRecordSerializer(
+        allow_null=True, help_text="the record of the overrides (null in a dry run, or when nothing was overridden)"
+    )
 
 
 class ImportErrorSerializer(ErrorSerializer):
@@ -88,9 +133,9 @@ _REQUEST = {
         "type": "object",
         "properties": {
             "file": {"type": "string", "format": "binary", "description": "the JSONL file"},
-            "dry_run": {"type": "string", "enum": ["true", "false", "1", "0"]},
-            "update": {"type": "string", "enum": ["true", "false", "1", "0"]},
+            **{name: {"type": "string", "enum": ["true", "false", "1", "0"]} for name in FLAGS},
             "batch": {"type": "integer", "description": "restrict the import to this batch's dialogues"},
+            "reason": None,  # below: _REASON
         },
         "required": ["file"],
     },
@@ -98,8 +143,26 @@ _REQUEST = {
 _FLAG_HELP = {
     "dry_run": "true: check every line and count what would change; store nothing",
     "update": "true: replace stored ratings that differ (the old values go to the edit history); otherwise a "
-    "differing rating is a problem and nothing is stored",
+    "differing rating is a problem and nothing is stored. A rating made on the web is replaced only with "
+    "replace_web_ratings=true as well",
+    "ignore_unknown_keys": "true: leave out top-level keys beyond id, annotator_id, timestamp, annotations, "
+    "confidence and seconds_spent (the answer lists them with counts); otherwise each is a problem of its line",
+    "allow_over_quota": "true: store ratings that take an item past its batch's quota (annotations per item; "
+    "stored ratings and open reservations count); needs a reason, recorded",
+    "allow_unchosen_annotators": "true: store ratings by annotators not chosen for a batch that is for chosen "
+    "annotators only; needs a reason, recorded",
+    "allow_unqualified_annotators": "true: store ratings by annotators (people who log in) without a valid "
+    "qualification; accounts made by imports are not checked (they cannot take the test); needs a reason, recorded",
+    "replace_web_ratings": "true, with update=true: also replace ratings annotators made on the web; needs a "
+    "reason, recorded",
 }
+_REASON = {
+    "type": "string", "minLength": 1, "maxLength": MAX_REASON, "pattern": REASON_PATTERN,
+    "description": "why the overrides are right: required with any of " + ", ".join(OVERRIDES) + "; kept "
+    "with the caller's name (admin: import overrides). Plain text: no control characters but tabs and line "
+    "breaks, at least one that is not a space",
+}  # fmt: skip
+_REQUEST["multipart/form-data"]["properties"]["reason"] = _REASON
 _PROBLEMS_EXAMPLE = {
     "success": False, "error": "nothing was stored: 2 problem(s)", "detail": "nothing was stored: 2 problem(s)",
     "problems": [
@@ -110,7 +173,10 @@ _PROBLEMS_EXAMPLE = {
     "truncated": False, "total": 2,
 }  # fmt: skip
 _STORED_EXAMPLE = {"batch": 3, "file": "ratings.jsonl", "created": 1200, "updated": 0, "unchanged": 0,
-                   "users_created": 2, "dry_run": False}  # fmt: skip
+                   "users_created": 2, "dry_run": False, "ignored_keys": [{"key": "note", "lines": 1200}],
+                   "ignored_keys_more": 0,
+                   "overridden": {"quota": 4, "chosen_annotators": 0, "qualification": 0, "web_ratings": 0},
+                   "override": {"id": 7, "by": "researcher", "reason": "two extra raters, pilot"}}  # fmt: skip
 
 
 def _flag(value: str | None, name: str) -> bool:
@@ -133,16 +199,36 @@ def _batch(value: str | None) -> Batch | None:
     return batch
 
 
+def _reason(value: str | None, overrides: list[str]) -> str:
+    """The reason: required with an override; when given, a plain text of 1 to MAX_REASON characters with one
+    that is not a space (the schema's pattern), with or without an override."""
+    if value is None and not overrides:
+        return ""
+    if value is not None and not value.strip() and not overrides:
+        raise invalid("reason", "empty: give a reason with an override, or leave reason out")
+    found = reason_problem(value or "", overrides or ["reason"])
+    if found is not None:
+        raise invalid("reason", fill(*found))
+    return value or ""
+
+
 def _options(request, form) -> dict:
-    """``dry_run``, ``update`` and ``batch`` from the query string or the form (not both, unless they agree)."""
+    """The options from the query string or the form (not both, unless they agree)."""
     values = {}
     for name in OPTIONS:
         given = [v for v in (request.query_params.get(name), form.get(name) if form else None) if v is not None]
         if len(set(given)) > 1:
-            raise invalid(name, f"given twice with different values ({given[0]!r} and {given[1]!r}); give it once")
+            given = [repr(v[:40]) for v in given]
+            raise invalid(name, f"given twice with different values ({given[0]} and {given[1]}); give it once")
         values[name] = given[0] if given else None
-    return {"dry_run": _flag(values["dry_run"], "dry_run"), "update": _flag(values["update"], "update"),
-            "batch": _batch(values["batch"])}  # fmt: skip
+    flags = {name: _flag(values[name], name) for name in FLAGS}
+    if flags["replace_web_ratings"] and not flags["update"]:
+        names = OPTION_NAMES["api"]
+        message = fill(WEB_NEEDS_UPDATE, {"option_text": names["replace_web_ratings"], "update_text": names["update"]})
+        raise invalid("replace_web_ratings", message)
+    reason = _reason(values["reason"], [f"{name}=true" for name in OVERRIDES if flags[name]])
+    rules = RuleOptions(**{name: flags[name] for name in (*OVERRIDES, "ignore_unknown_keys")}, reason=reason)
+    return {"dry_run": flags["dry_run"], "update": flags["update"], "batch": _batch(values["batch"]), "rules": rules}
 
 
 def _media_type(request) -> str:
@@ -166,7 +252,17 @@ class RatingsImportViewSet(ApiErrorsMixin, viewsets.GenericViewSet):
             "(50 MB by default). Every line is checked before anything is stored. Annotator ids without an "
             "account become annotator accounts (flagged as imported). Files over 2 MB or 5,000 lines are "
             "imported by a worker: the answer is 202 with the job; poll its `url` until `status` is succeeded "
-            "(its `result` holds the counts) or failed (its `result.problems` the located problems)."
+            "(its `result` holds the counts) or failed (its `result.problems` the located problems).\n\n"
+            "The ratings obey their batches' rules, as the web queue does: at most the batch's quota of ratings "
+            "per item (stored ratings and open reservations count), in a batch for chosen annotators only those "
+            "chosen, only annotators with a valid qualification (accounts made by imports are not checked: they "
+            "cannot log in to take the test), and `update` never replaces a rating made on the web. Each "
+            "violation is a located problem naming the rule and its override; `allow_over_quota`, "
+            "`allow_unchosen_annotators`, `allow_unqualified_annotators` and `replace_web_ratings` (with "
+            "`update`) override them, each with a `reason`: what they let in is recorded with the caller's name "
+            "(`override` in the answer; admin: import overrides). A top-level key beyond the format's fields is "
+            "a problem unless `ignore_unknown_keys=true`, and so is an id (`id`, `annotator_id`) that begins "
+            "with = + - @ or holds a control character."
         ),
         request=_REQUEST,
         parameters=[
@@ -174,6 +270,8 @@ class RatingsImportViewSet(ApiErrorsMixin, viewsets.GenericViewSet):
               for name in FLAGS),
             OpenApiParameter("batch", int, description="only ratings of this batch's dialogues; a rating of "
                              "another batch's dialogue is a problem of its line"),
+            OpenApiParameter("reason", {k: v for k, v in _REASON.items() if k != "description"},
+                             description=_REASON["description"]),
         ],
         responses={
             201: OpenApiResponse(ImportSummarySerializer, description="ratings were stored"),
@@ -241,8 +339,10 @@ class RatingsImportViewSet(ApiErrorsMixin, viewsets.GenericViewSet):
         except UploadTooLarge as refusal:
             raise _TooLarge(refusal) from None
 
-    def _import(self, request, upload: RatingsUpload, *, dry_run: bool, update: bool, batch: Batch | None):
-        options = {"batch": batch, "user": request.user, "dry_run": dry_run, "update": update, "surface": "api"}
+    def _import(self, request, upload: RatingsUpload, *, dry_run: bool, update: bool, batch: Batch | None,
+                rules: RuleOptions):  # fmt: skip
+        options = {"batch": batch, "user": request.user, "dry_run": dry_run, "update": update, "surface": "api",
+                   "rules": rules}  # fmt: skip
         if upload.is_large:
             job = ratings_upload_enqueue(upload=upload, **options)
             body = JobSerializer(job).data

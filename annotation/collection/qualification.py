@@ -51,6 +51,7 @@ __all__ = [
     "qualification_extend",
     "qualification_of",
     "qualification_of_request",
+    "qualifications_of",
     "refresher_progress",
     "requalification_items",
     "valid_days",
@@ -142,6 +143,34 @@ def qualification_of(user, *, now: datetime | None = None) -> Qualification:
         return Qualification.of(None, None, now=now, staff=True)
     passed_at, extended_until = _latest_passed(user.pk)
     return Qualification.of(passed_at, extended_until, now=now)
+
+
+def qualifications_of(users, *, now: datetime | None = None) -> dict[int, Qualification]:
+    """``qualification_of`` of many users at once, by primary key (one query; the users as model instances).
+
+    For the imports, which apply the queue's rule to every annotator of a file (``annotation.io.import_rules``).
+    """
+    now = now or clock()
+    users = list(users)
+    latest: dict[int, tuple[datetime | None, datetime | None]] = {}
+    rows = (
+        QualificationAttempt.objects.filter(annotator__in=[u.pk for u in users if u.is_active and not u.is_staff],
+                                            passed=True)
+        .order_by("annotator_id", "-finished_at", "-id")
+        .values_list("annotator_id", "finished_at", "extended_until")
+    )  # fmt: skip
+    for annotator_id, passed_at, extended_until in rows:
+        latest.setdefault(annotator_id, (passed_at, extended_until))  # the newest first
+    found = {}
+    for user in users:
+        if not user.is_active:
+            found[user.pk] = Qualification(None, None, None, State.NONE)
+        elif user.is_staff:
+            found[user.pk] = Qualification.of(None, None, now=now, staff=True)
+        else:
+            passed_at, extended_until = latest.get(user.pk, (None, None))
+            found[user.pk] = Qualification.of(passed_at, extended_until, now=now)
+    return found
 
 
 def _iso(value: datetime | None) -> str | None:

@@ -20,6 +20,8 @@ from annotation.models import (
     Batch,
     Dialogue,
     DialogueRevision,
+    ImportOverride,
+    ImportOverrideRating,
     ItemComment,
     QualityFlag,
     QueueEntry,
@@ -34,6 +36,7 @@ HANDLED = {
     (QualityFlag, "dialogue"): "deleted",
     (QualityFlag, "annotation"): "deleted",
     (AnnotationEdit, "annotation"): "deleted",
+    (ImportOverrideRating, "annotation"): "deleted",
     (Annotation, "dialogue"): "deleted",
     (DialogueRevision, "dialogue"): "deleted",
     (Adjudication, "dialogue"): "deleted",
@@ -47,6 +50,8 @@ HANDLED = {
     (QueueEntry, "dialogue"): "deleted by trigger",
     (QueueEntry, "batch"): "deleted by trigger",
     (AgreementReport, "batch"): "kept, detached",
+    # the record of an import that went past the batch's rules: who and why stays (it names its batches)
+    (ImportOverride, "batch"): "kept, detached",
 }
 
 
@@ -97,9 +102,12 @@ def batch_delete(batch: Batch) -> BatchContents:
     flags, and its tallies."""
     with transaction.atomic():
         Batch.objects.select_for_update().get(pk=batch.pk)  # no second deletion or import runs meanwhile
+        # the links of import overrides to the batch's ratings go with the ratings (the overrides stay)
+        bulk_delete(ImportOverrideRating.objects.filter(annotation__dialogue__batch=batch))
         counts = {name: bulk_delete(queryset) for name, queryset in _querysets(batch).items()}
         bulk_delete(RatingTotal.objects.filter(batch=batch))
         bulk_delete(RatingQuarter.objects.filter(batch=batch))
         reports = AgreementReport.objects.filter(batch=batch).update(batch=None)
+        ImportOverride.objects.filter(batch=batch).update(batch=None)
         Batch.objects.filter(pk=batch.pk).delete()
     return BatchContents(**counts, reports=reports)

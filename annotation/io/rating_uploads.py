@@ -11,6 +11,7 @@ problems in the job's result.
 
 from __future__ import annotations
 
+from dataclasses import asdict, dataclass, fields
 from pathlib import Path
 
 from django.db import IntegrityError
@@ -18,8 +19,9 @@ from django.urls import reverse
 from django.utils.translation import gettext as _
 from django.utils.translation import gettext_lazy, gettext_noop, ngettext, pgettext
 
-from annotation.io.imports import ImportSummary, annotations_import
-from annotation.models import Batch
+from annotation.io.import_rules import RULES, RatingOverrides
+from annotation.io.imports import MAX_IGNORED_KEYS, ImportSummary, annotations_import, ignored_keys_text
+from annotation.models import Batch, ImportOverrideRating
 from core.job_display import register_job_display
 from core.job_runner import JobRefused
 from core.jobs import job_handler
@@ -37,11 +39,61 @@ DEFAULT_NAME = "ratings.jsonl"
 # Above either a worker imports the file (as the dialogue uploads: annotation.workspace.uploads).
 LARGE_UPLOAD_BYTES = 2 * 1024 * 1024
 LARGE_UPLOAD_LINES = 5_000
-# How each surface names the option that replaces differing ratings, in the problems' hints (msgids).
+# How each surface names the import's options in the problems' hints (msgids).
 OPTION_NAMES = {
-    "api": {"update": "update=true"},
-    "page": {"update": gettext_noop("the option “Replace ratings that differ”")},
+    "api": {
+        "update": "update=true",
+        "ignore_unknown_keys": "ignore_unknown_keys=true",
+        "allow_over_quota": "allow_over_quota=true",
+        "allow_unchosen_annotators": "allow_unchosen_annotators=true",
+        "allow_unqualified_annotators": "allow_unqualified_annotators=true",
+        "replace_web_ratings": "replace_web_ratings=true",
+    },
+    "page": {
+        "update": gettext_noop("the option “Replace ratings that differ”"),
+        "ignore_unknown_keys": gettext_noop("the option “Ignore unknown fields”"),
+        "allow_over_quota": gettext_noop("the option “Allow more ratings than the quota”"),
+        "allow_unchosen_annotators": gettext_noop("the option “Allow annotators not chosen for the batch”"),
+        "allow_unqualified_annotators": gettext_noop("the option “Allow annotators without a valid qualification”"),
+        "replace_web_ratings": gettext_noop("the option “Also replace ratings made on the web”"),
+    },
 }
+
+
+@dataclass(frozen=True)
+class RuleOptions:
+    """An upload's options beyond ``dry_run`` and ``update``: the overrides of the batch's rules
+    (``annotation.io.import_rules``) with their reason, and whether unknown fields are ignored."""
+
+    allow_over_quota: bool = False
+    allow_unchosen_annotators: bool = False
+    allow_unqualified_annotators: bool = False
+    replace_web_ratings: bool = False
+    ignore_unknown_keys: bool = False
+    reason: str = ""
+
+    def params(self) -> dict:
+        """As a job's params keep them."""
+        return asdict(self)
+
+    @classmethod
+    def from_params(cls, params: dict) -> RuleOptions:
+        """From a job's params: a flag is set only by ``true``; the reason only by a text."""
+        values = {f.name: params.get(f.name) is True for f in fields(cls) if f.name != "reason"}
+        reason = params.get("reason")
+        return cls(**values, reason=reason if isinstance(reason, str) else "")
+
+    def overrides(self, user, *, job_id=None) -> RatingOverrides:
+        """The overrides as ``user`` asked for them (a job whose creator's account is gone names the job)."""
+        return RatingOverrides(
+            allow_over_quota=self.allow_over_quota,
+            allow_unchosen_annotators=self.allow_unchosen_annotators,
+            allow_unqualified_annotators=self.allow_unqualified_annotators,
+            replace_web_ratings=self.replace_web_ratings,
+            reason=self.reason,
+            by=user,
+            by_name="" if user is not None else f"job {job_id} (its creator's account was deleted)",
+        )
 
 
 class RatingsUpload(TextUpload):
@@ -79,14 +131,18 @@ def ratings_upload_discard(upload: RatingsUpload) -> None:
 
 def ratings_upload_import(
     *, upload: RatingsUpload, batch: Batch | None, user, dry_run: bool = False, update: bool = False,
-    surface: str = "api",
+    surface: str = "api", rules: RuleOptions | None = None, job_id=None,
 ) -> ImportSummary:  # fmt: skip
     """``annotations_import`` of a kept upload (restricted to ``batch`` when given); ``UploadRejected`` with every
-    problem located as the user knows the file when anything is wrong: nothing is stored then."""
+    problem located as the user knows the file when anything is wrong: nothing is stored then. ``rules`` are the
+    overrides (by ``user``, recorded with the import when they let anything in) and ``ignore_unknown_keys``."""
+    rules = rules or RuleOptions()
     try:
         return annotations_import(
             paths=[upload.path], dry_run=dry_run, update=update, edited_by=user, batch=batch,
-            option_names=OPTION_NAMES[surface],
+            option_names=OPTION_NAMES[surface], overrides=rules.overrides(user, job_id=job_id),
+            ignore_unknown_keys=rules.ignore_unknown_keys, surface=surface, job_id=job_id,
+            file_names={str(upload.path): upload.name},
         )  # fmt: skip
     except InputError as exc:
         names = {str(upload.path): upload.name}
@@ -105,11 +161,11 @@ def ratings_upload_import(
 
 def ratings_upload_enqueue(
     *, upload: RatingsUpload, batch: Batch | None, user, dry_run: bool = False, update: bool = False,
-    surface: str = "api",
+    surface: str = "api", rules: RuleOptions | None = None,
 ) -> Job:  # fmt: skip
     """The job importing a kept upload in the worker; the kept file is discarded when the job cannot be queued."""
     params = {"batch_id": batch.pk if batch is not None else None, **upload.job_params(), "dry_run": dry_run,
-              "update": update, "surface": surface}  # fmt: skip
+              "update": update, "surface": surface, **(rules or RuleOptions()).params()}  # fmt: skip
     try:
         return job_enqueue(kind=RATINGS_UPLOAD, params=params, user=user)
     except BaseException:
@@ -128,7 +184,10 @@ def _ended(job, reason: str) -> None:
 )
 def ratings_upload(job, progress) -> dict:
     """Params ``{"batch_id" (or null: any batch), "file" (below VAR_DIR), "name" (the user's file name), "lines",
-    "dry_run", "update", "surface" ("api" or "page": how the problems' hints name the options)}``."""
+    "dry_run", "update", "surface" ("api" or "page": how the problems' hints name the options), and the
+    ``RuleOptions``: "allow_over_quota", "allow_unchosen_annotators", "allow_unqualified_annotators",
+    "replace_web_ratings", "ignore_unknown_keys" and "reason"}`` (a flag absent is false). The overrides are
+    recorded as the job's creator's, with the job's id; the result says what they let in."""
     params = job.params
     batch = None
     if params.get("batch_id") is not None:
@@ -143,7 +202,8 @@ def ratings_upload(job, progress) -> dict:
         try:
             summary = ratings_upload_import(
                 upload=upload, batch=batch, user=job.created_by, dry_run=params.get("dry_run") is True,
-                update=params.get("update") is True, surface=surface,
+                update=params.get("update") is True, surface=surface, rules=RuleOptions.from_params(params),
+                job_id=job.pk,
             )  # fmt: skip
         except UploadRejected as exc:
             # The runner saves this job object's result with the failure: the API and the batch page show them.
@@ -157,8 +217,19 @@ def ratings_upload(job, progress) -> dict:
 
 
 def summary_counts(summary: ImportSummary) -> dict:
+    """What an import did, as the API answers it and a job keeps it: the counts, the unknown fields ignored
+    (the ``MAX_IGNORED_KEYS`` most frequent, with how many more), the ratings each override let past its rule
+    (every rule, 0 when none) and the override's record (None in a dry run, or when nothing was overridden)."""
+    ignored = list(summary.ignored_keys.items())
+    override = None
+    if summary.override_id is not None:
+        override = {"id": summary.override_id, "by": summary.override_by, "reason": summary.override_reason}
     return {"created": summary.created, "updated": summary.updated, "unchanged": summary.unchanged,
-            "users_created": summary.users_created, "dry_run": summary.dry_run}  # fmt: skip
+            "users_created": summary.users_created, "dry_run": summary.dry_run,
+            "ignored_keys": [{"key": key, "lines": n} for key, n in ignored[:MAX_IGNORED_KEYS]],
+            "ignored_keys_more": max(0, len(ignored) - MAX_IGNORED_KEYS),
+            "overridden": {str(rule): summary.overridden.get(str(rule), 0) for rule in RULES},
+            "override": override}  # fmt: skip
 
 
 def ratings_summary_text(result: dict) -> str:
@@ -186,7 +257,37 @@ def ratings_summary_text(result: dict) -> str:
                 n,
             )
         text = pgettext("two sentences", "%(first)s %(second)s") % {"first": text, "second": accounts % values}
+    for sentence in _rules_sentences(result):
+        text = pgettext("two sentences", "%(first)s %(second)s") % {"first": text, "second": sentence}
     return text
+
+
+def _rules_sentences(result: dict) -> list[str]:
+    """What an upload's options let through: unknown fields ignored, overrides of the batch's rules (recorded)."""
+    sentences = []
+    ignored = {row["key"]: row["lines"] for row in result.get("ignored_keys") or [] if isinstance(row, dict)}
+    if ignored:
+        keys = ignored_keys_text(ignored)
+        if more := result.get("ignored_keys_more"):
+            keys = f"{keys}, +{more:,}"
+        sentences.append(_("Unknown fields ignored: %(keys)s.") % {"keys": keys})
+    overridden = {rule: n for rule, n in (result.get("overridden") or {}).items() if n}
+    if overridden:
+        labels = dict(ImportOverrideRating.Rule.choices)
+        rules = ", ".join(_("%(rule)s: %(n)s") % {"rule": labels.get(rule, rule), "n": f"{n:,}"}
+                          for rule, n in overridden.items())  # fmt: skip
+        override = result.get("override")
+        if result.get("dry_run"):
+            sentence = _("These ratings would pass the batch's rules by an override: %(rules)s (nothing is recorded "
+                         "in a dry run).") % {"rules": rules}  # fmt: skip
+        elif isinstance(override, dict):
+            sentence = _("These ratings passed the batch's rules by an override: %(rules)s; recorded as import "
+                         "override #%(id)s by %(by)s.") % {"rules": rules, "id": override.get("id"),
+                                                            "by": override.get("by")}  # fmt: skip
+        else:
+            sentence = _("These ratings passed the batch's rules by an override: %(rules)s.") % {"rules": rules}
+        sentences.append(sentence)
+    return sentences
 
 
 def _job_summary(result: dict) -> tuple[str, str | None]:

@@ -10,7 +10,8 @@ import dataclasses
 import json
 import math
 import re
-from collections.abc import Iterable
+from collections import Counter
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from datetime import datetime
 from pathlib import Path
@@ -30,10 +31,18 @@ from core.jsonl import (  # noqa: F401  (re-exported: the readers' public names)
     read_jsonl,
     readable_paths,
 )
+from core.names import id_problem
 
 MAX_ID_LENGTH = 200
 ANNOTATOR_ID = re.compile(r"^[\w.@+-]+\Z")  # what a Django user name accepts
 SPEAKERS = ("user", "ai")
+# The top-level fields of each format (seed A.3; ratings may add seconds_spent). The seed's formats name
+# no other key; inside a context turn (``Dict[str, str]`` in seed A.8) more keys are accepted and not stored.
+DIALOGUE_FIELDS = ("id", "user", "response", "context")
+RATING_FIELDS = ("id", "annotator_id", "timestamp", "annotations", "confidence", "seconds_spent")
+# What may make an id unsafe (core.names.id_problem says what exactly): the readers' fast paths look for
+# this first and leave a match to the detailed checks.
+_RISKY_ID = re.compile(r"[\x00-\x1f\x7f-\x9f]|^\s*[=+\-@\uff1d\uff0b\uff0d\uff20]")
 
 
 @dataclass(frozen=True, slots=True)
@@ -110,6 +119,18 @@ class _Checker:
             return None
         return value
 
+    def safe_id(self, value: str | None, path: str) -> str | None:
+        """``value`` (an id, or None) unless ``core.names.id_problem`` refuses it: a formula-like start or a
+        control character."""
+        if value is None:
+            return None
+        found = id_problem(value)
+        if found is not None:
+            template, params = found
+            self.fail(path, template, **params)
+            return None
+        return value
+
     def integer(self, value, path: str, *, allowed: Iterable[int], what: str, **what_params) -> int | None:
         """``what`` is a template (filled with ``what_params``) saying which integers are accepted."""
         if isinstance(value, bool) or not isinstance(value, int):
@@ -168,6 +189,7 @@ def parse_dialogue(obj: dict, *, file: str, line: int) -> tuple[DialogueRecord |
         and dialogue_id.strip()
         and user.strip()
         and response.strip()
+        and not _RISKY_ID.search(dialogue_id)
     ):
         context = _fast_context(obj.get("context", []))
         if context is not None:
@@ -180,6 +202,7 @@ def _parse_dialogue_checked(obj: dict, *, file: str, line: int) -> tuple[Dialogu
     check = _Checker(file, line, problems)
     raw_id = check.get(obj, "id", "$")
     dialogue_id = check.string(raw_id, "$.id", max_length=MAX_ID_LENGTH) if raw_id is not MISSING else None
+    dialogue_id = check.safe_id(dialogue_id, "$.id")
     user = check.get(obj, "user", "$")
     user = check.string(user, "$.user") if user is not MISSING else None
     response = check.get(obj, "response", "$")
@@ -258,10 +281,11 @@ def _fast_annotation(obj: dict, file: str, line: int) -> AnnotationRecord | None
         or len(raw_confidence) != 4
         or not 0 < len(dialogue_id) <= MAX_ID_LENGTH
         or not dialogue_id.strip()
+        or _RISKY_ID.search(dialogue_id)
     ):
         return None
     if annotator not in _GOOD_ANNOTATOR_IDS:
-        if len(annotator) > 150 or not ANNOTATOR_ID.match(annotator):
+        if len(annotator) > 150 or not ANNOTATOR_ID.match(annotator) or _RISKY_ID.search(annotator):
             return None
         if len(_GOOD_ANNOTATOR_IDS) < 100_000:
             _GOOD_ANNOTATOR_IDS.add(annotator)
@@ -348,8 +372,10 @@ def _parse_annotation_checked(obj: dict, *, file: str, line: int) -> tuple[Annot
     check = _Checker(file, line, problems)
     raw_id = check.get(obj, "id", "$")
     dialogue_id = check.string(raw_id, "$.id", max_length=MAX_ID_LENGTH) if raw_id is not MISSING else None
+    dialogue_id = check.safe_id(dialogue_id, "$.id")
     raw_annotator = check.get(obj, "annotator_id", "$")
     annotator = check.string(raw_annotator, "$.annotator_id", max_length=150) if raw_annotator is not MISSING else None
+    annotator = check.safe_id(annotator, "$.annotator_id")
     if annotator is not None and not ANNOTATOR_ID.match(annotator):
         template = gettext_noop("%(value)s may contain only letters, digits and @ . + - _")
         check.fail("$.annotator_id", template, value=repr(annotator))
@@ -408,14 +434,75 @@ def _parse_axes(check: _Checker, obj: dict, key: str, parse_value) -> dict | Non
     return values if None not in values.values() and len(values) == len(AXES) else None
 
 
-def load_dialogues(paths: Iterable[str | Path], *, log: ProblemLog | None = None) -> list[DialogueRecord]:
-    """Parse and validate dialogue files; duplicate ids across all files are problems."""
-    return load_records_with_unique_ids(paths, parse_dialogue, log=log)
+UNKNOWN_FIELD = gettext_noop("unknown field; the fields are %(fields)s (%(option_text)s ignores unknown fields)")
+_PLAIN_KEY = re.compile(r"[A-Za-z_][A-Za-z0-9_]{0,59}\Z")
+MAX_COUNTED_KEY = 100  # characters of an ignored key kept in the counts
+
+
+def key_path(key: str) -> str:
+    """The JSON path of a top-level key: ``$.note``, or ``$["a b"]`` for a key that is not a plain name (shown
+    as JSON, cut to 60 characters)."""
+    if _PLAIN_KEY.match(key):
+        return f"$.{key}"
+    shown = key if len(key) <= 60 else key[:60] + "…"
+    return "$[" + json.dumps(shown) + "]"
+
+
+@dataclass
+class UnknownKeys:
+    """What an import does with top-level keys beyond its format's fields (``DIALOGUE_FIELDS``, ``RATING_FIELDS``).
+
+    Each is a problem of its line (``$.note: unknown field; the fields are ...``), so a key with a typo or data
+    that would be lost is never dropped silently; with ``ignore`` (an explicit option, named ``option_text`` in
+    the hints) they are left out and counted: ``counts`` maps each key (cut to ``MAX_COUNTED_KEY`` characters)
+    to the number of lines that had it.
+    """
+
+    ignore: bool = False
+    option_text: str = "--ignore-unknown-keys"
+    counts: Counter = field(default_factory=Counter)
+
+    def problems(self, obj: dict, fields: tuple[str, ...], file: str, line: int) -> list[Problem]:
+        unknown = [key for key in obj if key not in fields]
+        if not unknown:
+            return []
+        if self.ignore:
+            self.counts.update(key[:MAX_COUNTED_KEY] for key in unknown)
+            return []
+        accepted = ", ".join(fields)
+        return [
+            Problem.of(file, line, key_path(key), UNKNOWN_FIELD, fields=accepted, option_text=self.option_text)
+            for key in unknown
+        ]
+
+    def parser(self, parse: Callable, fields: tuple[str, ...]) -> Callable:
+        """``parse(obj, file=, line=)`` that also checks ``obj``'s top-level keys."""
+
+        def checked(obj: dict, *, file: str, line: int):
+            unknown = self.problems(obj, fields, file, line)
+            record, problems = parse(obj, file=file, line=line)
+            if unknown:
+                return None, [*problems, *unknown]
+            return record, problems
+
+        return checked
+
+
+def load_dialogues(
+    paths: Iterable[str | Path], *, log: ProblemLog | None = None, unknown_keys: UnknownKeys | None = None
+) -> list[DialogueRecord]:
+    """Parse and validate dialogue files; duplicate ids across all files are problems. Top-level keys beyond
+    ``DIALOGUE_FIELDS`` are checked by ``unknown_keys`` (the imports), else left alone (the file checks)."""
+    parse = parse_dialogue if unknown_keys is None else unknown_keys.parser(parse_dialogue, DIALOGUE_FIELDS)
+    return load_records_with_unique_ids(paths, parse, log=log)
 
 
 @gc_paused()
-def load_annotations(paths: Iterable[str | Path], *, log: ProblemLog | None = None) -> list[AnnotationRecord]:
-    """Parse and validate annotation files; a repeated (id, annotator_id) anywhere is a problem."""
+def load_annotations(
+    paths: Iterable[str | Path], *, log: ProblemLog | None = None, unknown_keys: UnknownKeys | None = None
+) -> list[AnnotationRecord]:
+    """Parse and validate annotation files; a repeated (id, annotator_id) anywhere is a problem. Top-level keys
+    beyond ``RATING_FIELDS`` are checked by ``unknown_keys`` (the imports), else left alone (the file checks)."""
     log = log if log is not None else ProblemLog()
     records: list[AnnotationRecord] = []
     first_seen: dict[tuple[str, str], tuple[str, int]] = {}
@@ -426,6 +513,15 @@ def load_annotations(paths: Iterable[str | Path], *, log: ProblemLog | None = No
                 log.add(value)
                 continue
             record = _fast_annotation(value, name, number)  # parse_annotation, one call less per line
+            # A record of the fast path has the five required fields: only more than those can be unknown.
+            if unknown_keys is not None and (record is None or len(value) > 5 + ("seconds_spent" in value)):
+                unknown = unknown_keys.problems(value, RATING_FIELDS, name, number)
+                if unknown:
+                    if record is None:
+                        _record, problems = _parse_annotation_checked(value, file=name, line=number)
+                        log.extend(problems)
+                    log.extend(unknown)
+                    continue
             if record is None:
                 record, problems = _parse_annotation_checked(value, file=name, line=number)
                 if problems:

@@ -15,6 +15,7 @@ from annotation.models.audit import (
 )
 from annotation.models.dialogue import Batch, Dialogue, DialogueRevision
 from annotation.models.feedback import MonthlyFeedback
+from annotation.models.imports import ImportOverride, ImportOverrideRating
 from annotation.models.quality import AgreementReport, QualityFlag, QualityFlagReview
 from annotation.models.queue import Assignment, QueueEntry
 from annotation.models.rating import Annotation, AnnotationEdit, AnnotatorProfile
@@ -38,6 +39,8 @@ __all__ = [
     "Dialogue",
     "DialogueRevision",
     "GoldItem",
+    "ImportOverride",
+    "ImportOverrideRating",
     "ItemComment",
     "JudgeAudit",
     "MonthlyFeedback",

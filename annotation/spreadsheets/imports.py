@@ -24,7 +24,7 @@ from django.db import transaction
 from django.utils import timezone
 
 from annotation.axes import AXES
-from annotation.io.imports import ChangedRating, NewRating, ratings_store
+from annotation.io.rating_store import ChangedRating, NewRating, ratings_store
 from annotation.models import Annotation, Batch, Dialogue, ItemComment
 from annotation.spreadsheets import layout
 from annotation.spreadsheets import problems as msgids

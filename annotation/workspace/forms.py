@@ -6,12 +6,14 @@ from __future__ import annotations
 from django import forms
 from django.contrib.auth import get_user_model
 from django.db.models import Q
+from django.utils.translation import gettext, ngettext
 from django.utils.translation import gettext_lazy as _
-from django.utils.translation import ngettext
 
 from annotation.axes import SCORES
 from annotation.collection.progress import quota_shortfall
 from annotation.guidelines.scale import AXIS_NAMES, LEVEL_LABELS
+from annotation.io.import_rules import MAX_REASON, RULE_OPTIONS, reason_problem
+from annotation.io.rating_uploads import OPTION_NAMES, RuleOptions
 from annotation.models import Batch
 from annotation.review.services import MAX_COMMENT
 from annotation.workspace.selectors import RATINGS_FILTERS, SORTS, ItemFilters
@@ -39,6 +41,19 @@ class _NoColon:
 
 class DialogueFileForm(_NoColon, forms.Form):
     file = forms.FileField(label=_("Dialogue file (JSONL)"), help_text=_FILE_HELP)
+    ignore_unknown_keys = forms.BooleanField(
+        label=_("Ignore unknown fields"),
+        required=False,
+        help_text=_(
+            "Otherwise a key beyond id, user, response and context is a problem of its line. "
+            "The keys left out are listed with how many lines had them."
+        ),
+    )
+    OPTIONS = ("ignore_unknown_keys",)
+
+    def option_fields(self) -> list:
+        """The upload's options (``annotation/workspace/_upload_options.html`` renders them)."""
+        return [self[name] for name in self.OPTIONS]
 
     def clean_file(self):
         """A file over ``UPLOAD_MAX_BYTES_DIALOGUES`` is refused here, before anything reads it."""
@@ -61,6 +76,7 @@ class DialogueAddForm(DialogueFileForm):
         required=False,
         help_text=_("The old text is kept in the dialogue's history and each of its ratings is flagged for review."),
     )
+    OPTIONS = ("update", "force_text_change", "ignore_unknown_keys")
 
     def clean(self):
         data = super().clean()
@@ -92,6 +108,52 @@ class RatingsUploadForm(_NoColon, forms.Form):
             "The old values are kept in the rating's edit history."
         ),
     )
+    ignore_unknown_keys = forms.BooleanField(
+        label=_("Ignore unknown fields"),
+        required=False,
+        help_text=_(
+            "Otherwise a key beyond the format's fields (e.g. a “note”) is a problem of its line. "
+            "The keys left out are listed with how many lines had them."
+        ),
+    )
+    # Overrides of the batch's rules (annotation.io.import_rules): each needs the reason below.
+    allow_over_quota = forms.BooleanField(
+        label=_("Allow more ratings than the quota"),
+        required=False,
+        help_text=_(
+            "The queue never gives an item more ratings than the batch's quota (stored ratings and open "
+            "reservations count); otherwise a rating past it is a problem."
+        ),
+    )
+    allow_unchosen_annotators = forms.BooleanField(
+        label=_("Allow annotators not chosen for the batch"),
+        required=False,
+        help_text=_("In a batch for chosen annotators only, the ratings of anyone else are otherwise a problem."),
+    )
+    allow_unqualified_annotators = forms.BooleanField(
+        label=_("Allow annotators without a valid qualification"),
+        required=False,
+        help_text=_(
+            "Otherwise the ratings of an annotator who logs in and has not passed the test (or whose "
+            "qualification expired) are a problem. Accounts made by imports are not checked: they cannot log "
+            "in to take the test."
+        ),
+    )
+    replace_web_ratings = forms.BooleanField(
+        label=_("Also replace ratings made on the web"),
+        required=False,
+        help_text=_("With “Replace ratings that differ”: also replace ratings annotators made on the web."),
+    )
+    reason = forms.CharField(
+        label=_("Reason for the override"),
+        required=False,
+        max_length=MAX_REASON,
+        widget=forms.Textarea(attrs={"rows": 2}),
+        help_text=_("Required with any option above that lets ratings past the batch's rules; kept with your name."),
+    )
+
+    OVERRIDES = ("allow_over_quota", "allow_unchosen_annotators", "allow_unqualified_annotators",
+                 "replace_web_ratings", "reason")  # fmt: skip
 
     def clean_file(self):
         """A file over ``UPLOAD_MAX_BYTES_RATINGS`` is refused here, before anything reads it."""
@@ -99,6 +161,32 @@ class RatingsUploadForm(_NoColon, forms.Form):
         if (message := upload_size_error(file, "UPLOAD_MAX_BYTES_RATINGS")) is not None:
             raise forms.ValidationError(message, code="too_large")
         return file
+
+    def clean(self):
+        data = super().clean()
+        if data.get("replace_web_ratings") and not data.get("update"):
+            self.add_error("replace_web_ratings", _("Choose “Replace ratings that differ” as well."))
+        chosen = [gettext(OPTION_NAMES["page"][name]) for name in RULE_OPTIONS.values() if data.get(name)]
+        if (found := reason_problem(data.get("reason") or "", chosen)) is not None:
+            template, params = found
+            self.add_error("reason", forms.ValidationError(gettext(template) % params, code="reason"))
+        return data
+
+    def basic_fields(self) -> list:
+        return [self[name] for name in ("dry_run", "update", "ignore_unknown_keys")]
+
+    def override_fields(self) -> list:
+        return [self[name] for name in self.OVERRIDES]
+
+    @property
+    def overrides_open(self) -> bool:
+        """Whether the overrides are shown open: one is chosen, or has an error."""
+        return any(self[name].value() or self[name].errors for name in self.OVERRIDES)
+
+    def rule_options(self) -> RuleOptions:
+        data = self.cleaned_data
+        flags = {name: data[name] for name in (*RULE_OPTIONS.values(), "ignore_unknown_keys")}
+        return RuleOptions(**flags, reason=data.get("reason") or "")
 
 
 class BatchCreateForm(DialogueFileForm):
@@ -119,7 +207,7 @@ class BatchCreateForm(DialogueFileForm):
         widget=forms.TextInput(attrs={"placeholder": "v1.0"}),
     )
 
-    field_order = ["name", "description", "annotations_per_item", "guidelines_version", "file"]
+    field_order = ["name", "description", "annotations_per_item", "guidelines_version", "file", "ignore_unknown_keys"]
 
     def clean_name(self) -> str:
         name = self.cleaned_data["name"].strip()

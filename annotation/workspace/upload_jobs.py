@@ -10,6 +10,7 @@ from __future__ import annotations
 from django.urls import reverse
 from django.utils.translation import gettext_lazy
 
+from annotation.io.imports import MAX_IGNORED_KEYS
 from annotation.models import Batch
 from annotation.workspace.uploads import (
     UPLOAD_FOLDER,
@@ -29,10 +30,20 @@ from core.uploads import job_upload_discard
 DIALOGUES_UPLOAD = "annotation.dialogues_upload"
 
 
+OPTIONS = ("update", "force_text_change", "ignore_unknown_keys")
+
+
 def dialogues_upload_enqueue(
-    *, upload: SavedUpload, batch: Batch, user, update: bool = False, force_text_change: bool = False
+    *,
+    upload: SavedUpload,
+    batch: Batch,
+    user,
+    update: bool = False,
+    force_text_change: bool = False,
+    ignore_unknown_keys: bool = False,
 ) -> Job:
-    params = {"batch_id": batch.pk, **upload.job_params(), "update": update, "force_text_change": force_text_change}
+    params = {"batch_id": batch.pk, **upload.job_params(), "update": update, "force_text_change": force_text_change,
+              "ignore_unknown_keys": ignore_unknown_keys}  # fmt: skip
     return job_enqueue(kind=DIALOGUES_UPLOAD, params=params, user=user)
 
 
@@ -47,7 +58,8 @@ def _ended(job, reason: str) -> None:
 )
 def dialogues_upload(job, progress) -> dict:
     """Params ``{"batch_id", "file" (below VAR_DIR), "name" (the user's file name), "lines", "update",
-    "force_text_change"}`` (the last two as the batch page's options; false when absent)."""
+    "force_text_change", "ignore_unknown_keys"}`` (the last three as the batch page's options; false when
+    absent). The result lists the unknown fields left out (``ignored_keys``: the most frequent, with counts)."""
     batch = Batch.objects.filter(pk=job.params.get("batch_id")).first()
     if batch is None:
         raise ValueError(f"params.batch_id: no batch with id {job.params.get('batch_id')!r} (deleted?)")
@@ -56,7 +68,7 @@ def dialogues_upload(job, progress) -> dict:
         total = max(upload.lines, 1)
         progress(0, total, f"checking and storing {upload.lines} lines of {upload.name}", force=True)
         try:
-            options = {name: job.params.get(name) is True for name in ("update", "force_text_change")}
+            options = {name: job.params.get(name) is True for name in OPTIONS}
             summary = dialogues_upload_import(upload=upload, batch_name=batch.name, **options)
         except UploadRejected as exc:
             # The runner saves this job object's result with the failure: the batch page lists the problems.
@@ -73,12 +85,14 @@ def dialogues_upload(job, progress) -> dict:
         "created": summary.created,
         "updated": summary.updated,
         "unchanged": summary.unchanged,
+        "ignored_keys": dict(list(summary.ignored_keys.items())[:MAX_IGNORED_KEYS]),
     }
 
 
 def _upload_summary(result: dict) -> tuple[str, str | None]:
     counts = {key: result.get(key, 0) for key in ("created", "updated", "unchanged")}
-    text = import_summary_text(**counts, batch_name=result["batch_name"])
+    ignored = result.get("ignored_keys") if isinstance(result.get("ignored_keys"), dict) else None
+    text = import_summary_text(**counts, batch_name=result["batch_name"], ignored_keys=ignored)
     return text, reverse("annotation:batch", args=[result["batch_id"]])
 
 

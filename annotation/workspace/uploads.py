@@ -14,7 +14,7 @@ from django.db import transaction
 from django.utils.translation import gettext as _
 from django.utils.translation import gettext_noop, pgettext
 
-from annotation.io.imports import ImportSummary, dialogues_import
+from annotation.io.imports import ImportSummary, dialogues_import, ignored_keys_text
 from annotation.io.records import InputError, Problem
 from annotation.models import Batch
 from core.problem_text import problem_row
@@ -29,6 +29,7 @@ UPLOAD_FOLDER = Path("uploads") / "dialogues"  # under VAR_DIR
 OPTION_NAMES = {
     "update": gettext_noop("the option “Replace dialogues whose text changed”"),
     "force_text_change": gettext_noop("the option “… even those already rated”"),
+    "ignore_unknown_keys": gettext_noop("the option “Ignore unknown fields”"),
 }
 
 
@@ -72,14 +73,17 @@ def dialogues_upload_import(
     new_batch: dict | None = None,
     update: bool = False,
     force_text_change: bool = False,
+    ignore_unknown_keys: bool = False,
 ) -> ImportSummary:
     """Import an uploaded file into ``batch_name``; with ``new_batch`` (the batch's settings) create the batch.
 
     One transaction: a new batch exists only if its dialogues were stored. A new batch with no new
-    dialogue (every one of them is stored already) is refused rather than left empty. ``update`` and
-    ``force_text_change`` are the import's options (replace changed dialogues, even rated ones).
+    dialogue (every one of them is stored already) is refused rather than left empty. ``update``,
+    ``force_text_change`` and ``ignore_unknown_keys`` are the import's options (replace changed dialogues,
+    even rated ones; leave out keys beyond the format's fields instead of refusing their lines).
     """
-    options = {"update": update, "force_text_change": force_text_change, "option_names": OPTION_NAMES}
+    options = {"update": update, "force_text_change": force_text_change, "option_names": OPTION_NAMES,
+               "ignore_unknown_keys": ignore_unknown_keys}  # fmt: skip
     try:
         with transaction.atomic():
             if new_batch is not None:
@@ -97,8 +101,11 @@ def dialogues_upload_import(
     return summary
 
 
-def import_summary_text(*, created: int, unchanged: int, batch_name: str, updated: int = 0) -> str:
-    """What an import did, in people's words: "12,000 dialogues imported into batch X." (and what was kept)."""
+def import_summary_text(
+    *, created: int, unchanged: int, batch_name: str, updated: int = 0, ignored_keys: dict | None = None
+) -> str:
+    """What an import did, in people's words: "12,000 dialogues imported into batch X." (and what was kept, and
+    the unknown fields left out: ``ignored_keys``, key → lines)."""
     values = {"n": f"{created:,}", "name": batch_name, "unchanged": f"{unchanged:,}", "updated": f"{updated:,}"}
     if not created and not updated:
         return _("Nothing new for batch %(name)s: all %(unchanged)s dialogues were stored already.") % values
@@ -113,6 +120,8 @@ def import_summary_text(*, created: int, unchanged: int, batch_name: str, update
         )
     if unchanged:
         sentences.append(_("%(unchanged)s were stored already and left as they were.") % values)
+    if ignored_keys:
+        sentences.append(_("Unknown fields ignored: %(keys)s.") % {"keys": ignored_keys_text(ignored_keys)})
     text = sentences[0]
     for sentence in sentences[1:]:  # Japanese runs sentences on without a space
         text = pgettext("two sentences", "%(first)s %(second)s") % {"first": text, "second": sentence}

@@ -99,7 +99,7 @@ def _take_upload(
         upload_discard(upload.path)
     batch = batch or Batch.objects.get(name=batch_name)
     counts = {"created": summary.created, "updated": summary.updated, "unchanged": summary.unchanged}
-    text = import_summary_text(**counts, batch_name=batch.name)
+    text = import_summary_text(**counts, batch_name=batch.name, ignored_keys=summary.ignored_keys)
     (messages.success if summary.created else messages.warning)(request, text)
     return redirect(_batch_url(batch)), None
 
@@ -123,6 +123,7 @@ def batch_create(request):
                 batch=None,
                 new_batch=form.batch_settings(),
                 batch_name=form.cleaned_data["name"],
+                options={name: form.cleaned_data[name] for name in BatchCreateForm.OPTIONS},
             )
             if response is not None:
                 return response
@@ -167,7 +168,7 @@ def batch_detail(request, pk: int):
     if request.method == "POST":
         form = DialogueAddForm(request.POST, request.FILES)
         if form.is_valid():
-            options = {name: form.cleaned_data[name] for name in ("update", "force_text_change")}
+            options = {name: form.cleaned_data[name] for name in DialogueAddForm.OPTIONS}
             response, problems = _take_upload(
                 request, uploaded=form.cleaned_data["file"], batch=batch, new_batch=None, batch_name=batch.name,
                 options=options,
@@ -210,7 +211,7 @@ def batch_ratings_upload(request, pk: int):
         page = {"job": selectors.upload_job(batch), "ratings_form": form}
         return _batch_page(request, batch, **page, status=_status(form, None))
     options = {"batch": batch, "user": request.user, "dry_run": form.cleaned_data["dry_run"],
-               "update": form.cleaned_data["update"], "surface": "page"}  # fmt: skip
+               "update": form.cleaned_data["update"], "surface": "page", "rules": form.rule_options()}  # fmt: skip
     upload = ratings_file_keep(form.cleaned_data["file"])
     if upload.is_large:
         job = ratings_upload_enqueue(upload=upload, **options)

@@ -43,7 +43,8 @@ def data(jsonl, annotator, staff_user):
     call_command("import_dialogues", str(jsonl([dialogue(i) for i in range(12)])), batch="b1")
     rows = [rating(i, name, scores=(1 + (i + k) % 5, 1 + i % 3, 1 + i % 2, 1 + (i * k) % 5))
             for i in range(12) for k, name in enumerate(["ann_001", "ann_002", "ann_003"])]  # fmt: skip
-    call_command("import_annotations", str(jsonl(rows)))
+    # ann_001 is a live annotator who has not passed the test: the import's override is recorded, with hostile text
+    call_command("import_annotations", str(jsonl(rows)), allow_unqualified_annotators=True, reason=EVIL)
     batch = Batch.objects.get(name="b1")
     agreement_report_create(batch=batch, n_boot=5)
     item = Dialogue.objects.get(external_id="dialogue_000")

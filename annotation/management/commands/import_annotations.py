@@ -1,13 +1,33 @@
-from django.core.management.base import BaseCommand
+import getpass
+import socket
 
-from annotation.io.imports import annotations_import
+from django.contrib.auth import get_user_model
+from django.core.management.base import BaseCommand, CommandError
+
+from annotation.io.import_rules import MAX_REASON, RULE_OPTIONS, WEB_NEEDS_UPDATE, RatingOverrides, reason_problem
+from annotation.io.imports import COMMAND_OPTIONS, annotations_import
 from annotation.management.commands._common import input_errors_as_command_error
+from core.jsonl import fill
+
+
+def system_user() -> str:
+    """Who runs the command, as the record of an override names them when no ``--by`` account is given."""
+    try:
+        name = getpass.getuser()
+    except (KeyError, OSError):
+        name = "?"
+    return f"{name}@{socket.gethostname()} (command line)"
 
 
 class Command(BaseCommand):
     help = (
-        "Import ratings from seed A.3 output JSONL files ({id, annotator_id, timestamp, annotations, confidence}). "
-        "Unknown annotator ids become annotator accounts flagged as imported. Any error stores nothing."
+        "Import ratings from seed A.3 output JSONL files ({id, annotator_id, timestamp, annotations, confidence}, "
+        "optionally seconds_spent). Unknown annotator ids become annotator accounts flagged as imported. The "
+        "ratings obey their batches' rules as the web queue does: at most the batch's quota of ratings per item "
+        "(stored and reserved ones counted), only the chosen annotators in a batch for chosen annotators, only "
+        "annotators with a valid qualification (accounts made by imports excepted: they cannot take the test), "
+        "and --update never replaces a rating made on the web. Each rule has an override below; any override "
+        "needs --reason and is recorded (admin: import overrides) with who and why. Any error stores nothing."
     )
 
     def add_arguments(self, parser):
@@ -16,9 +36,65 @@ class Command(BaseCommand):
         parser.add_argument(
             "--update", action="store_true", help="replace stored ratings that differ (old values kept in history)"
         )
+        parser.add_argument(
+            "--ignore-unknown-keys",
+            action="store_true",
+            help="leave out top-level keys beyond the format's fields (and count them) instead of refusing their lines",
+        )
+        rules = parser.add_argument_group(
+            "overrides of the batch's rules", "each needs --reason; what it lets in is recorded with who and why"
+        )
+        rules.add_argument(
+            "--allow-over-quota",
+            action="store_true",
+            help="store ratings that take an item past its batch's quota (annotations per item)",
+        )
+        rules.add_argument(
+            "--allow-unchosen-annotators",
+            action="store_true",
+            help="store ratings by annotators not chosen for a batch that is for chosen annotators only",
+        )
+        rules.add_argument(
+            "--allow-unqualified-annotators",
+            action="store_true",
+            help="store ratings by annotators (people who log in) without a valid qualification",
+        )
+        rules.add_argument(
+            "--replace-web-ratings",
+            action="store_true",
+            help="with --update: also replace ratings that annotators made on the web",
+        )
+        rules.add_argument(
+            "--reason", default="", help=f"why the override is right (required with one; at most {MAX_REASON} "
+            "characters)",
+        )  # fmt: skip
+        rules.add_argument(
+            "--by",
+            metavar="USERNAME",
+            help="the account that decides the override (default: the system user running the command)",
+        )
 
-    def handle(self, *args, files, dry_run, update, **options):
+    def handle(self, *args, files, dry_run, update, ignore_unknown_keys, reason, by, **options):
+        overrides = self._overrides(options, reason=reason, by=by)
+        if overrides.replace_web_ratings and not update:
+            raise CommandError(fill(WEB_NEEDS_UPDATE, {"option_text": "--replace-web-ratings",
+                                                       "update_text": "--update"}))  # fmt: skip
         with input_errors_as_command_error():
-            summary = annotations_import(paths=files, dry_run=dry_run, update=update)
+            summary = annotations_import(
+                paths=files, dry_run=dry_run, update=update, overrides=overrides,
+                ignore_unknown_keys=ignore_unknown_keys,
+            )  # fmt: skip
         prefix = "dry run, nothing stored: " if dry_run else ""
         self.stdout.write(self.style.SUCCESS(f"{prefix}annotations {summary}"))
+
+    def _overrides(self, options: dict, *, reason: str, by: str | None) -> RatingOverrides:
+        chosen = {name: bool(options.get(name)) for name in RULE_OPTIONS.values()}
+        named = [COMMAND_OPTIONS[name] for name, on in chosen.items() if on]
+        if (problem := reason_problem(reason, named)) is not None:
+            raise CommandError("--reason: " + fill(*problem))
+        user = None
+        if by:
+            user = get_user_model().objects.filter(username=by).first()
+            if user is None:
+                raise CommandError(f"--by: no account named {by!r}")
+        return RatingOverrides(**chosen, reason=reason, by=user, by_name="" if user else system_user())

@@ -10,7 +10,8 @@ from annotation.models import Batch
 class Command(BaseCommand):
     help = (
         "Import dialogues from seed A.3 input JSONL files ({id, user, response, context}). "
-        "Any error in any file stores nothing; re-importing the same file changes nothing."
+        "Any error in any file stores nothing; re-importing the same file changes nothing. An unknown top-level "
+        "key, or an id that begins with = + - @ or holds a control character, is an error."
     )
 
     def add_arguments(self, parser):
@@ -23,13 +24,20 @@ class Command(BaseCommand):
             action="store_true",
             help="with --update: also change dialogues that have ratings (the old text is kept, the ratings flagged)",
         )
+        parser.add_argument(
+            "--ignore-unknown-keys",
+            action="store_true",
+            help="leave out top-level keys beyond id, user, response and context (and count them) instead of "
+            "refusing their lines",
+        )
 
-    def handle(self, *args, files, batch, dry_run, update, force_text_change, **options):
+    def handle(self, *args, files, batch, dry_run, update, force_text_change, ignore_unknown_keys, **options):
         batch_name = batch or Path(files[0]).stem
         with input_errors_as_command_error():
             summary = dialogues_import(
-                paths=files, batch_name=batch_name, dry_run=dry_run, update=update, force_text_change=force_text_change
-            )
+                paths=files, batch_name=batch_name, dry_run=dry_run, update=update,
+                force_text_change=force_text_change, ignore_unknown_keys=ignore_unknown_keys,
+            )  # fmt: skip
         prefix = "dry run, nothing stored: " if dry_run else ""
         stored_nothing = not (dry_run or summary.created or summary.updated)
         if stored_nothing and not Batch.objects.filter(name=batch_name).exists():

@@ -8,6 +8,13 @@ from core.api_tokens import token_create
 API = "/api/v1/annotation/"
 SCORES = {"social": 4, "avoidant": 1, "mechanical": 2, "self": 1}
 CONFIDENCE = {"social": 0.9, "avoidant": 0.8, "mechanical": 0.7, "self": 1.0}
+# What a ratings import answers besides its counts when no option was needed: nothing ignored, nothing overridden.
+NOTHING_OVERRIDDEN = {
+    "ignored_keys": [],
+    "ignored_keys_more": 0,
+    "overridden": {"quota": 0, "chosen_annotators": 0, "qualification": 0, "web_ratings": 0},
+    "override": None,
+}
 
 
 def make_batch(name: str = "pilot", n_items: int = 3, quota: int = 3, **settings) -> Batch:

@@ -70,7 +70,8 @@ def test_a_good_upload_stores_the_dialogues_and_a_second_changes_nothing(res):
     rows = [dialogue(1), dialogue(2)]
     response = _upload(res, batch, rows)
     assert response.status_code == 201
-    assert response.json() == {"batch": batch.pk, "created": 2, "updated": 0, "unchanged": 0, "dry_run": False}
+    assert response.json() == {"batch": batch.pk, "created": 2, "updated": 0, "unchanged": 0, "dry_run": False,
+                               "ignored_keys": [], "ignored_keys_more": 0}  # fmt: skip
     stored = Dialogue.objects.get(external_id="dialogue_001")
     assert stored.batch == batch and stored.user_text == "質問 1" and stored.context[0]["speaker"] == "ai"
     again = _upload(res, batch, rows)

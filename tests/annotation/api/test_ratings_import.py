@@ -9,7 +9,7 @@ from django.test import Client
 from annotation.io import rating_uploads
 from annotation.models import Annotation, AnnotationEdit, AnnotatorProfile
 from core.models import Job
-from tests.annotation.api.support import API, make_batch, token_client
+from tests.annotation.api.support import API, NOTHING_OVERRIDDEN, make_batch, token_client
 from tests.annotation.conftest import rating
 from tests.helpers import make_user
 
@@ -49,7 +49,7 @@ def test_a_good_body_is_stored_and_a_second_upload_changes_nothing(en):
     response = _post(en, _rows(batch))
     assert response.status_code == 201, response.content
     assert response.json() == {"batch": None, "file": "body", "created": 3, "updated": 0, "unchanged": 0,
-                               "users_created": 1, "dry_run": False}  # fmt: skip
+                               "users_created": 1, "dry_run": False, **NOTHING_OVERRIDDEN}  # fmt: skip
     stored = Annotation.objects.get(dialogue__external_id="b_001")
     assert stored.annotator.username == "ann_imp" and stored.social_score == 1 and stored.source == "import"
     assert AnnotatorProfile.objects.get(user__username="ann_imp").imported

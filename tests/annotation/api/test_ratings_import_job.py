@@ -10,7 +10,7 @@ from annotation.io import rating_uploads
 from annotation.models import Annotation
 from core.job_runner import job_run
 from core.models import Job
-from tests.annotation.api.support import API, logged_in, make_batch
+from tests.annotation.api.support import API, NOTHING_OVERRIDDEN, logged_in, make_batch
 from tests.annotation.conftest import rating
 
 URL = API + "annotations/import/"
@@ -52,7 +52,8 @@ def test_a_worker_imports_a_large_file_and_the_job_tells_the_counts(
     job = _wait_finished(client, response["Location"])
     assert job["status"] == "succeeded", job
     assert job["result"] == {"batch_id": batch.pk, "batch_name": "big", "file": "body", "created": 30,
-                             "updated": 0, "unchanged": 0, "users_created": 3, "dry_run": False}  # fmt: skip
+                             "updated": 0, "unchanged": 0, "users_created": 3, "dry_run": False,
+                             **NOTHING_OVERRIDDEN}  # fmt: skip
     assert job["summary"] == "body: 30 ratings stored, 0 replaced, 0 stored already. " \
         "3 annotator accounts were created for annotator ids seen only in the file."  # fmt: skip
     assert Annotation.objects.filter(dialogue__batch=batch).count() == 30

@@ -117,7 +117,7 @@ def _import_rating(tmp_path, annotator, dialogue, social=4):
 
 def test_import_closes_the_open_reservation_and_the_queue_never_hands_the_item_out_again(tmp_path):
     batch = _batch(n_items=2, quota=2)
-    alice = make_user("alice", "annotator")
+    alice = make_qualified_annotator("alice")
     reserved = assignment_next(batch=batch, annotator=alice)
     _import_rating(tmp_path, alice, reserved.dialogue)
     assert Assignment.objects.get(pk=reserved.pk).status == "closed"

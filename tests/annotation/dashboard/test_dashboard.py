@@ -38,7 +38,8 @@ def batch(jsonl):
         if i < 7:
             rows.append(rating(i, "ann_003", scores=(1 + i % 4, 1 + i % 2, 1, 1), timestamp=WEEK_3))
     rows.append(rating(11, "ann_004", scores=(3, 1, 1, 1), timestamp=WEEK_4))  # one common item with each: undefined
-    call_command("import_annotations", str(jsonl(rows)))
+    # ann_001 is a live, unqualified account when a test also asks for the ``annotator`` fixture
+    call_command("import_annotations", str(jsonl(rows)), allow_unqualified_annotators=True, reason="test data")
     return Batch.objects.get(name="b1")
 
 

@@ -8,7 +8,7 @@ from django.db import IntegrityError, transaction
 from annotation.models import Annotation, AnnotationEdit, Batch, Dialogue
 from core.roles import user_roles
 from tests.annotation.conftest import dialogue, rating
-from tests.helpers import make_user
+from tests.helpers import make_qualified_annotator, make_user
 
 pytestmark = pytest.mark.django_db
 
@@ -85,7 +85,7 @@ def test_import_annotations_creates_imported_annotator_accounts(jsonl, capsys):
 
 
 def test_existing_annotator_account_is_reused(jsonl):
-    person = make_user("ann_001", "annotator")
+    person = make_qualified_annotator("ann_001")
     _import_dialogues(jsonl([dialogue(1)]), batch="b")
     _import_annotations(jsonl([rating(1, "ann_001")]))
     assert Annotation.objects.get().annotator == person

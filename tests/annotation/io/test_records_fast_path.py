@@ -17,13 +17,14 @@ from hypothesis import strategies as st
 
 from annotation.axes import AXES
 from annotation.io.records import AnnotationRecord, _fast_annotation, _parse_annotation_checked, load_annotations
+from core.names import id_problem
 
 BOUNDED = settings(
     max_examples=300, derandomize=True, database=None, deadline=None, suppress_health_check=[HealthCheck.too_slow]
 )
 
-IDS = st.text(min_size=1, max_size=12).filter(str.strip)
-ANNOTATORS = st.from_regex(r"\A[\w.@+-]{1,20}\Z")
+IDS = st.text(min_size=1, max_size=12).filter(lambda text: text.strip() and id_problem(text) is None)
+ANNOTATORS = st.from_regex(r"\A[\w.@+-]{1,20}\Z").filter(lambda text: id_problem(text) is None)
 ZONES = st.sampled_from([UTC, timezone(timedelta(hours=9)), timezone(timedelta(hours=-5, minutes=-30))])
 STAMPS = st.builds(
     lambda when, zone, z: when.replace(tzinfo=zone).isoformat().replace("+00:00", "Z" if z else "+00:00"),
@@ -60,6 +61,8 @@ WRONG = st.sampled_from(
         ("annotations.social", 0), ("annotations.self", 6), ("annotations.avoidant", 2.0),
         ("annotations.mechanical", True), ("confidence.social", 1.5), ("confidence.self", -0.1),
         ("confidence.avoidant", "0.5"), ("confidence.mechanical", False), ("annotations.extra", 1),
+        ("id", "=1+1"), ("id", " -2"), ("id", "a\tb"), ("id", "x\r"), ("id", "\x85x"), ("id", "＠x"),
+        ("annotator_id", "@ann"), ("annotator_id", "+ann"), ("annotator_id", "-ann"),
     ]
 )  # fmt: skip
 

@@ -74,12 +74,14 @@ def test_problems_are_listed_located_and_escaped_and_nothing_is_stored(researche
     assert response.status_code == 400
     assert Annotation.objects.count() == before
     table = html[html.index('id="ratings-problems"') :]
-    assert "ratings.jsonl: 2 problems found. Nothing was stored." in table
+    assert "ratings.jsonl: 3 problems found. Nothing was stored." in table  # every problem at once
     assert 'data-line="2" data-path="$.annotator_id"' in table
     assert "&lt;script&gt;alert(1)&lt;/script&gt;" in table and "<script>alert(1)" not in html
     assert 'data-line="3" data-path="$.id"' in table and "belongs to batch &#x27;other&#x27;" in table
+    assert 'data-line="4" data-path="$"' in table  # the values of the lines that can be checked are compared too
+    assert "use the option “Replace ratings that differ” to replace the stored rating" in table
     assert _kept() == []
-    response = _upload(researcher_client, batch, rows[:1] + rows[3:])  # the values are compared once lines are valid
+    response = _upload(researcher_client, batch, rows[:1] + rows[3:])
     table = response.content.decode()[response.content.decode().index('id="ratings-problems"') :]
     assert response.status_code == 400 and 'data-line="2" data-path="$"' in table
     assert "use the option “Replace ratings that differ” to replace the stored rating" in table

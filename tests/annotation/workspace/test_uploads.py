@@ -134,7 +134,7 @@ def test_a_large_file_goes_to_a_job_and_the_job_imports_it(researcher_client, mo
     seen = []
     result = upload_jobs.dialogues_upload(job, Progress(lambda *args: seen.append(args), lambda: False))
     assert result == {"batch_id": batch.pk, "batch_name": "new_batch", "file": "dialogues.jsonl", "created": 8,
-                      "updated": 0, "unchanged": 0}  # fmt: skip
+                      "updated": 0, "unchanged": 0, "ignored_keys": {}}  # fmt: skip
     assert seen[0][:2] == (0, 8)
     assert Dialogue.objects.filter(batch=batch).count() == 8
     assert _uploads_left() == []
