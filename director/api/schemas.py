@@ -1,28 +1,56 @@
-"""The request bodies of the Director's API as the OpenAPI schema documents them (documentation only).
+"""The request bodies and filters of the Director's API as the OpenAPI schema documents them.
 
-The bodies are parsed strictly by ``director.api.requests`` (unknown fields and wrong types refused); these
-serializers give the schema their fields, types, limits and defaults, so that Swagger UI and Redoc show them.
+The bodies are parsed strictly by ``director.api.requests`` (unknown fields, wrong types and null refused); these
+serializers give the schema their fields, types, limits and defaults, so that Swagger UI and Redoc show them and
+the schema says exactly what the parsing takes. The speakers are the characters of the rule set in use, read
+when the schema is made (``speaker_names``, ``character_ids``).
 """
 
 from __future__ import annotations
 
 from rest_framework import serializers
 
-from director.api.requests import LANGUAGES, MAX_HISTORY, MAX_TEXT
+from core import api_query
+from director.api.requests import LANGUAGES, MAX_HISTORY, MAX_TEXT, MAX_TURN, STATUSES
+from director.rules.ruleset import default_rule_set
+
+
+def character_ids() -> list[str]:
+    return list(default_rule_set().characters)
+
+
+def speaker_names() -> list[str]:
+    """What a speaker may be given as: a character's id or one of its names (exactly as its file spells them)."""
+    return list(dict.fromkeys(name for key, names in default_rule_set().characters.items() for name in (key, *names)))
+
+
+class SpeakerField(serializers.CharField):
+    def schema_extra(self) -> dict:
+        return {"enum": speaker_names()}
+
+
+class CharacterIdsField(serializers.ListField):
+    child = serializers.CharField()
+
+    def schema_extra(self) -> dict:
+        return {"items": {"type": "string", "enum": character_ids()}, "uniqueItems": True}
 
 
 class DirectorHistoryLineSerializer(serializers.Serializer):
-    speaker = serializers.CharField(max_length=50, help_text="character id of the earlier line, e.g. yana")
+    speaker = SpeakerField(help_text="the earlier line's speaker: a character's id or name, e.g. yana")
     text = serializers.CharField(max_length=MAX_TEXT, help_text="the earlier line")
 
 
 class DirectorCheckRequestSerializer(serializers.Serializer):
     text = serializers.CharField(max_length=MAX_TEXT, help_text="the line to judge")
-    speaker = serializers.CharField(max_length=50, help_text="character id of its speaker: yana or ayu")
+    speaker = SpeakerField(help_text="its speaker: a character's id or name, e.g. yana or あゆ")
     history = DirectorHistoryLineSerializer(
-        many=True, required=False, help_text=f"the lines before it, oldest first (at most {MAX_HISTORY}); default []"
+        many=True, required=False, max_length=MAX_HISTORY,
+        help_text=f"the lines before it, oldest first (at most {MAX_HISTORY}); default []",
+    )  # fmt: skip
+    scene = serializers.CharField(
+        required=False, allow_blank=True, max_length=MAX_TEXT, help_text="the scene; default empty"
     )
-    scene = serializers.CharField(required=False, max_length=MAX_TEXT, help_text="the scene; default empty")
     llm = serializers.BooleanField(required=False, default=False, help_text="add the LLM review (default false)")
     language = serializers.ChoiceField(
         choices=LANGUAGES, required=False, default="ja", help_text="language of the findings' messages"
@@ -31,22 +59,34 @@ class DirectorCheckRequestSerializer(serializers.Serializer):
 
 class DirectorSessionRequestSerializer(serializers.Serializer):
     scene = serializers.CharField(max_length=MAX_TEXT, help_text="the scene the two characters are in")
-    speakers = serializers.ListField(
-        child=serializers.CharField(), min_length=2, max_length=2, required=False,
-        help_text='two character ids; default ["yana", "ayu"]',
-    )  # fmt: skip
-    title = serializers.CharField(required=False, max_length=200)
+    speakers = CharacterIdsField(
+        min_length=2, max_length=2, required=False, help_text='two different character ids; default ["yana", "ayu"]'
+    )
+    title = serializers.CharField(required=False, allow_blank=True, max_length=200)
     maxRetries = serializers.IntegerField(required=False, min_value=0, max_value=10, default=3)
     llmReview = serializers.BooleanField(required=False, default=True)
-    model = serializers.CharField(required=False, max_length=200, help_text="the generator's model; default setting")
+    model = serializers.CharField(
+        required=False, allow_blank=True, max_length=200, help_text="the generator's model; default the setting"
+    )
 
 
 class DirectorTurnRequestSerializer(serializers.Serializer):
-    speaker = serializers.CharField(required=False, max_length=50, help_text="who speaks; default the next in turn")
+    speaker = SpeakerField(required=False, help_text="who speaks (a character's id or name); default the next in turn")
     text = serializers.CharField(
-        required=False, max_length=MAX_TEXT, help_text="a given line to judge instead of generating one"
-    )
+        required=False, max_length=MAX_TEXT,
+        help_text="a given line to judge instead of generating one (generating needs an LLM endpoint: LLM_BASE_URL)",
+    )  # fmt: skip
     expectedTurn = serializers.IntegerField(
-        required=False, min_value=0, help_text="the session's turn as the caller knows it (409 when it moved on)"
-    )
+        required=False, min_value=0, max_value=MAX_TURN,
+        help_text="the session's turn as the caller knows it (409 when it moved on)",
+    )  # fmt: skip
     language = serializers.ChoiceField(choices=LANGUAGES, required=False, default="ja")
+
+
+VERDICT_FILTERS = (
+    api_query.Choice(name="status", choices=STATUSES),
+    api_query.Text(name="rule", max_length=100, description="verdicts with a finding of this rule"),
+    api_query.Text(name="speaker", max_length=50, description="character id, e.g. ayu"),
+    api_query.Integer(name="session", minimum=1, description="verdicts of this session (its id)"),
+    api_query.Moment(name="since", description="verdicts made at or after this date or RFC 3339 time"),
+)

@@ -92,12 +92,7 @@ class Layer3Progress(APIView):
         summary="The latest Layer3 run of a batch as Server-Sent Events (seed 002 §5.1); 204 after its complete",
         description="Events `progress`, `error` and `complete`, each with an `id:` line: a client that reconnects "
         "with `Last-Event-ID` gets only what came after it.",
-        responses={
-            (200, "text/event-stream"): OpenApiTypes.STR,
-            204: None,
-            403: OpenApiTypes.OBJECT,
-            404: OpenApiTypes.OBJECT,
-        },
+        responses={(200, "text/event-stream"): OpenApiTypes.STR, 204: None},
     )
     def get(self, request, batch_id: str):
         try:

@@ -1,13 +1,15 @@
-"""The body of ``POST .../evaluate-layer3`` as the OpenAPI schema documents it (documentation only).
+"""The bodies of the Layer3 API as the OpenAPI schema documents them (documentation only).
 
-``layer3.api.requests`` parses the body strictly; this serializer gives the schema its fields and defaults.
+``layer3.api.requests`` parses the body of ``evaluate-layer3`` strictly; this serializer gives the schema its
+fields, bounds and defaults. ``BATCH_UPLOAD_REQUEST`` is the multipart form of ``POST batch/``.
 """
 
 from __future__ import annotations
 
+from django.core.validators import RegexValidator
 from rest_framework import serializers
 
-from layer3.api.requests import MAX_MODEL_NAME
+from layer3.api.requests import MAX_BUDGET, MAX_MODEL_NAME, MODEL_NAME
 from layer3.runs.options import CURRENCIES, JUDGES
 
 
@@ -23,11 +25,36 @@ class EvaluateLayer3RequestSerializer(serializers.Serializer):
     forceReEvaluate = serializers.BooleanField(required=False, default=False)
     refreshJudge = serializers.BooleanField(required=False, default=False)
     llmModel = serializers.CharField(
-        required=False, max_length=MAX_MODEL_NAME, help_text="the judge's model; default the setting"
-    )
+        required=False, max_length=MAX_MODEL_NAME, validators=[RegexValidator(f"^{MODEL_NAME.pattern}$")],
+        help_text="the judge's model (printable ASCII, e.g. gpt-4o-mini); default the setting LLM_MODEL",
+    )  # fmt: skip
     modelConfigs = serializers.ListField(
         child=serializers.CharField(), required=False, help_text="only these model configurations; default all"
     )
     judge = serializers.ChoiceField(choices=JUDGES, required=False, help_text="none, baseline or llm")
-    budget = serializers.FloatField(required=False, min_value=0, allow_null=True, help_text="in budgetCurrency")
+    budget = serializers.FloatField(
+        required=False, min_value=0, max_value=MAX_BUDGET, allow_null=True, help_text="in budgetCurrency"
+    )
     budgetCurrency = serializers.ChoiceField(choices=CURRENCIES, required=False, default="JPY")
+
+
+BATCH_UPLOAD_FIELDS = ("name", "experimentId", "file", "widgetCatalogue")
+BATCH_UPLOAD_REQUEST = {
+    "type": "object",
+    "properties": {
+        "name": {"type": "string", "format": "layer3-batch-name", "minLength": 1, "maxLength": 100,
+                 "description": "the batch name: 1 to 100 printable characters (no control or format characters, "
+                 "no / or \\\\, not only dots, not only digits)"},
+        "experimentId": {"type": "string", "format": "printable", "maxLength": 100,
+                         "description": "printable characters (no control or format characters); default none"},
+        "file": {"type": "string", "format": "binary", "description": "trial-log JSONL"},
+        "widgetCatalogue": {
+            "type": "string",
+            "format": "binary",
+            "description": "the widget types the generator could choose from (JSON array or one per line); "
+            "default: the site's catalogue",
+        },
+    },
+    "required": ["name", "file"],
+    "additionalProperties": False,
+}  # fmt: skip
