@@ -439,7 +439,14 @@ SPECTACULAR_SETTINGS = {
     # Request bodies as their own components: what a request may hold (required, non-blank texts, write-only
     # fields) apart from what an answer holds (read-only fields).
     "COMPONENT_SPLIT_REQUEST": True,
-    "ENUM_NAME_OVERRIDES": {"BatchStatusEnum": "annotation.models.Batch.Status"},  # a batch, and a batch's change
+    # One name for a choice set used by several components (a batch and its change; a verdict's two statuses; the
+    # success flag of an error and of an answer).
+    "ENUM_NAME_OVERRIDES": {
+        "BatchStatusEnum": "annotation.models.Batch.Status",
+        "VerdictStatusEnum": "director.api.requests.STATUSES",
+        "FailureEnum": [(False, False)],
+        "SuccessEnum": [(True, True)],
+    },
     # <id:...> in URLs (core.converters): an integer of 1 to 18 digits
     "PATH_CONVERTER_OVERRIDES": {"id": {"type": "integer", "minimum": 0, "maximum": 10**18 - 1}},
 }

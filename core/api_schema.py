@@ -184,7 +184,10 @@ class AutoSchema(SpectacularAutoSchema):
             and not {"pattern", "enum", "format"} & schema.keys()
             and not any(isinstance(v, RegexValidator) for v in field.validators)  # its own pattern, added later
         ):
-            schema["pattern"] = NO_NUL if field.allow_blank or not field.trim_whitespace else NOT_BLANK_TEXT
+            if field.allow_blank:  # drf-spectacular then offers "" as the other branch of a oneOf: "" must not match
+                schema["pattern"] = r"^[^\x00]+$"
+            else:
+                schema["pattern"] = NOT_BLANK_TEXT if field.trim_whitespace else NO_NUL
         return schema
 
     def _map_basic_serializer(self, serializer, direction):

@@ -8,6 +8,7 @@ when the schema is made (``speaker_names``, ``character_ids``).
 
 from __future__ import annotations
 
+from drf_spectacular.utils import extend_schema_field
 from rest_framework import serializers
 
 from core import api_query
@@ -90,3 +91,104 @@ VERDICT_FILTERS = (
     api_query.Integer(name="session", minimum=1, description="verdicts of this session (its id)"),
     api_query.Moment(name="since", description="verdicts made at or after this date or RFC 3339 time"),
 )
+
+
+# --- the answers (the dicts of director.api.shapes) ------------------------------------------------------------
+
+
+class VerdictReviewSerializer(serializers.Serializer):
+    """The LLM review: its status and note, and when it ran its scores, reasons, summary and average."""
+
+    status = serializers.CharField(help_text="ok, skipped, failed or off")
+    note = serializers.CharField(help_text="why it was skipped or failed (empty otherwise)")
+
+
+class VerdictSerializer(serializers.Serializer):
+    id = serializers.IntegerField()
+    session = serializers.IntegerField(allow_null=True, help_text="null: a line checked outside a session")
+    attempt = serializers.IntegerField(help_text="the attempt's number within its turn (1 for a check)")
+    speaker = serializers.CharField(help_text="the character's id")
+    text = serializers.CharField()
+    status = serializers.ChoiceField(choices=STATUSES, help_text="the worse of the hard rules and the review")
+    rulesStatus = serializers.ChoiceField(choices=STATUSES, help_text="the hard rules' status")
+    findings = serializers.ListField(child=serializers.DictField(), help_text="{rule, status, message, evidence, ...}")
+    tone = serializers.DictField(help_text="the tone signals: marker, vocab, style, score, matched")
+    review = VerdictReviewSerializer()
+    rulesVersion = serializers.CharField()
+    rulesHash = serializers.CharField()
+    shown = serializers.BooleanField(help_text="the attempt shown to the reader")
+    timingsMs = serializers.DictField(help_text="milliseconds per stage")
+    createdAt = serializers.DateTimeField()
+
+
+class AttemptSerializer(serializers.Serializer):
+    number = serializers.IntegerField()
+    speaker = serializers.CharField()
+    text = serializers.CharField()
+    source = serializers.CharField(help_text="llm (generated) or given")
+    generationError = serializers.CharField(allow_null=True, help_text="why generation failed (null: it did not)")
+    shown = serializers.BooleanField()
+    verdict = VerdictSerializer(allow_null=True, help_text="null: nothing was generated to judge")
+
+
+class SessionTurnSerializer(serializers.Serializer):
+    turn = serializers.IntegerField()
+    attempts = AttemptSerializer(many=True)
+
+
+class SessionSerializer(serializers.Serializer):
+    id = serializers.IntegerField()
+    title = serializers.CharField()
+    scene = serializers.CharField()
+    speakers = serializers.ListField(child=serializers.CharField(), help_text="character ids in speaking order")
+    state = serializers.DictField(help_text="topic, hookDepth, loopCounter, turn, interventions")
+    maxRetries = serializers.IntegerField()
+    llmReview = serializers.BooleanField()
+    model = serializers.CharField(help_text="empty: the setting LLM_MODEL")
+    rulesVersion = serializers.CharField()
+    rulesHash = serializers.CharField()
+    createdAt = serializers.DateTimeField()
+    turns = SessionTurnSerializer(many=True)
+
+
+@extend_schema_field({"type": "boolean", "enum": [True]})
+class TrueField(serializers.BooleanField):
+    pass
+
+
+class InterventionSerializer(serializers.Serializer):
+    text = serializers.CharField()
+    source = serializers.CharField(help_text="rule:<rule>, history:<what>, review:<aspect>")
+
+
+class CheckAnswerSerializer(serializers.Serializer):
+    success = TrueField()
+    verdict = VerdictSerializer()
+    topic = serializers.CharField(help_text="the line's leading topic (empty: none)")
+    interventions = InterventionSerializer(many=True, help_text="what the line would queue for its speaker's next turn")
+
+
+class SessionAnswerSerializer(serializers.Serializer):
+    success = TrueField()
+    session = SessionSerializer()
+
+
+class TurnAnswerSerializer(serializers.Serializer):
+    success = TrueField()
+    turn = serializers.IntegerField()
+    speaker = serializers.CharField()
+    attempts = AttemptSerializer(many=True)
+    shownAttempt = serializers.IntegerField(allow_null=True)
+    shownText = serializers.CharField(allow_null=True)
+    accepted = serializers.BooleanField(help_text="the shown line entered the dialogue and advanced the state")
+    flag = serializers.CharField(allow_null=True, help_text="all_retry or generation_failed (null: none)")
+    reason = serializers.CharField()
+    stateBefore = serializers.DictField()
+    stateAfter = serializers.DictField()
+
+
+class VerdictPageSerializer(serializers.Serializer):
+    count = serializers.IntegerField()
+    next = serializers.URLField(allow_null=True)
+    previous = serializers.URLField(allow_null=True)
+    results = VerdictSerializer(many=True)

@@ -13,7 +13,6 @@ retry loop; ``GET verdicts`` lists stored verdicts, filtered and paginated. Erro
 from __future__ import annotations
 
 from django.db.models import Q
-from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import extend_schema
 from rest_framework import status
 from rest_framework.decorators import api_view, parser_classes, permission_classes
@@ -29,9 +28,13 @@ from director.api.refusals import refused
 from director.api.requests import RequestError, parse_check, parse_session, parse_turn
 from director.api.schemas import (
     VERDICT_FILTERS,
+    CheckAnswerSerializer,
     DirectorCheckRequestSerializer,
     DirectorSessionRequestSerializer,
     DirectorTurnRequestSerializer,
+    SessionAnswerSerializer,
+    TurnAnswerSerializer,
+    VerdictPageSerializer,
     character_ids,
 )
 from director.api.shapes import attempt_dict, session_dict, verdict_dict
@@ -47,11 +50,9 @@ from director.sessions.services import (
     verdict_store,
 )
 
-_JSON = OpenApiTypes.OBJECT
-
 
 @extend_schema(summary="Judge one line (hard rules, the history's WARNs, optionally the LLM review)",
-               request=DirectorCheckRequestSerializer, responses={200: _JSON})  # fmt: skip
+               request=DirectorCheckRequestSerializer, responses={200: CheckAnswerSerializer})  # fmt: skip
 @api_view(["POST"])
 @permission_classes([IsResearcher])
 @parser_classes([StrictJSONParser])
@@ -70,7 +71,11 @@ def check(request):
     })  # fmt: skip
 
 
-@extend_schema(summary="Create a Director session", request=DirectorSessionRequestSerializer, responses={201: _JSON})
+@extend_schema(
+    summary="Create a Director session",
+    request=DirectorSessionRequestSerializer,
+    responses={201: SessionAnswerSerializer},
+)
 @api_view(["POST"])
 @permission_classes([IsResearcher])
 @parser_classes([StrictJSONParser])
@@ -87,7 +92,9 @@ def sessions(request):
     return Response({"success": True, "session": session_dict(session, [])}, status=201)
 
 
-@extend_schema(summary="A Director session with every turn's attempts and verdicts", responses={200: _JSON})
+@extend_schema(
+    summary="A Director session with every turn's attempts and verdicts", responses={200: SessionAnswerSerializer}
+)
 @api_view(["GET"])
 @permission_classes([IsResearcher])
 def session_detail(request, session_id: int):
@@ -99,7 +106,8 @@ def session_detail(request, session_id: int):
 
 
 @extend_schema(summary="Run one turn: generate (or judge the given text), regenerate on RETRY, store every attempt",
-               request=DirectorTurnRequestSerializer, responses={200: _JSON, **error_responses(409)})  # fmt: skip
+               request=DirectorTurnRequestSerializer,
+               responses={200: TurnAnswerSerializer, **error_responses(409)})  # fmt: skip
 @api_view(["POST"])
 @permission_classes([IsResearcher])
 @parser_classes([StrictJSONParser])
@@ -147,7 +155,7 @@ class VerdictPages(StrictPageNumberPagination):
 @extend_schema(
     summary="Stored verdicts, newest first",
     parameters=api_query.parameters(*VERDICT_FILTERS, *VerdictPages().query_params()),
-    responses={200: _JSON, **error_responses(404)},
+    responses={200: VerdictPageSerializer, **error_responses(404)},
 )
 @api_view(["GET"])
 @permission_classes([IsResearcher])

@@ -7,6 +7,7 @@ fields, bounds and defaults. ``BATCH_UPLOAD_REQUEST`` is the multipart form of `
 from __future__ import annotations
 
 from django.core.validators import RegexValidator
+from drf_spectacular.utils import extend_schema_field
 from rest_framework import serializers
 
 from layer3.api.requests import MAX_BUDGET, MAX_MODEL_NAME, MODEL_NAME
@@ -58,3 +59,110 @@ BATCH_UPLOAD_REQUEST = {
     "required": ["name", "file"],
     "additionalProperties": False,
 }  # fmt: skip
+
+
+# --- the answers (documentation: the views write the dicts) ----------------------------------------------------
+
+
+@extend_schema_field({"type": "boolean", "enum": [True]})
+class TrueField(serializers.BooleanField):
+    pass
+
+
+class RunLinksSerializer(serializers.Serializer):
+    job = serializers.CharField(allow_null=True, help_text="the run's job page")
+    progress = serializers.CharField(help_text="the batch's progress stream (Server-Sent Events)")
+    results = serializers.CharField(help_text="the batch's results")
+
+
+class QueuedRunSerializer(serializers.Serializer):
+    batchId = serializers.CharField()
+    batchName = serializers.CharField()
+    runId = serializers.IntegerField()
+    status = serializers.CharField()
+    totalTargets = serializers.IntegerField()
+    skippedCount = serializers.IntegerField()
+    evaluatedCount = serializers.IntegerField(allow_null=True, help_text="null until the run ends")
+    errorCount = serializers.IntegerField(allow_null=True, help_text="null until the run ends")
+    elapsedMs = serializers.IntegerField(allow_null=True, help_text="null until the run ends")
+    plan = serializers.DictField(help_text="per metric block: compute, keep, replace, retry")
+    warnings = serializers.ListField(child=serializers.JSONField())
+    options = serializers.DictField(help_text="the request as run, with its defaults")
+
+
+class EvaluateAnswerSerializer(serializers.Serializer):
+    success = TrueField()
+    data = QueuedRunSerializer()
+    jobId = serializers.CharField()
+    runId = serializers.IntegerField()
+    links = RunLinksSerializer()
+
+
+class ModelResultsSerializer(serializers.Serializer):
+    modelConfig = serializers.CharField()
+    trialCount = serializers.IntegerField()
+    judge = serializers.JSONField(allow_null=True, help_text="the judges of its figures")
+    layer3 = serializers.JSONField(allow_null=True, help_text="its BatchLayer3Results")
+
+
+class TrialMetricsSerializer(serializers.Serializer):
+    id = serializers.CharField()
+    modelConfig = serializers.CharField()
+    layer3Metrics = serializers.JSONField(allow_null=True, help_text="null: not evaluated yet")
+
+
+class ResultDetailsSerializer(serializers.Serializer):
+    count = serializers.IntegerField()
+    page = serializers.IntegerField()
+    pageSize = serializers.IntegerField()
+    results = TrialMetricsSerializer(many=True)
+
+
+class EvaluationSummarySerializer(serializers.Serializer):
+    totalEvaluated = serializers.IntegerField()
+    totalUnevaluated = serializers.IntegerField()
+    avgEvaluationTimeMs = serializers.FloatField(allow_null=True)
+
+
+class ResultsSerializer(serializers.Serializer):
+    batchId = serializers.CharField()
+    batchName = serializers.CharField()
+    experimentId = serializers.CharField()
+    evaluatedAt = serializers.CharField(allow_null=True, help_text="null: not evaluated yet")
+    overall = serializers.JSONField(allow_null=True, help_text="BatchLayer3Results (null: not evaluated yet)")
+    byModel = ModelResultsSerializer(many=True)
+    summary = EvaluationSummarySerializer()
+    details = ResultDetailsSerializer(required=False, help_text="with includeDetails=true")
+
+
+class ResultsAnswerSerializer(serializers.Serializer):
+    success = TrueField()
+    data = ResultsSerializer()
+
+
+class StatisticsSummarySerializer(serializers.Serializer):
+    layer3 = serializers.JSONField(allow_null=True, help_text="family, familySize, adjustedAlpha, ... (null: no tests)")
+
+
+class StatisticsAnswerSerializer(serializers.Serializer):
+    layer3Comparisons = serializers.ListField(child=serializers.DictField())
+    summary = StatisticsSummarySerializer()
+
+
+class CalibrationAnswerSerializer(serializers.Serializer):
+    batchId = serializers.CharField()
+    batchName = serializers.CharField()
+    audits = serializers.ListField(child=serializers.DictField(), help_text="one report per judge audit, newest first")
+
+
+class UploadedSerializer(serializers.Serializer):
+    batchId = serializers.CharField(allow_null=True)
+    batchName = serializers.CharField()
+    id = serializers.IntegerField(allow_null=True)
+    created = serializers.IntegerField()
+    unchanged = serializers.IntegerField()
+
+
+class UploadAnswerSerializer(serializers.Serializer):
+    success = TrueField()
+    data = UploadedSerializer()

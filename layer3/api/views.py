@@ -35,7 +35,16 @@ from layer3.api import query
 from layer3.api.errors import error_response as _error
 from layer3.api.errors import query_refused
 from layer3.api.requests import RequestError, parse_evaluate_request
-from layer3.api.schemas import BATCH_UPLOAD_FIELDS, BATCH_UPLOAD_REQUEST, EvaluateLayer3RequestSerializer
+from layer3.api.schemas import (
+    BATCH_UPLOAD_FIELDS,
+    BATCH_UPLOAD_REQUEST,
+    CalibrationAnswerSerializer,
+    EvaluateAnswerSerializer,
+    EvaluateLayer3RequestSerializer,
+    ResultsAnswerSerializer,
+    StatisticsAnswerSerializer,
+    UploadAnswerSerializer,
+)
 from layer3.exports.calibration_files import batch_calibration
 from layer3.exports.files import ExportError, export_file
 from layer3.io.imports import trials_import
@@ -69,15 +78,12 @@ def _model_config_missing(batch, model_config: str | None):
     return _error(status.HTTP_404_NOT_FOUND, message, "modelConfig")
 
 
-_JSON = OpenApiTypes.OBJECT
-
-
 @extend_schema(
     summary="Start a Layer3 evaluation of a batch (seed 002 §5.1); 202 with the job, 409 while one runs",
     description="An LLM judge (judge llm, or useLLMJudge without judge) needs an endpoint (LLM_BASE_URL): without "
     "one the request is refused (400, naming useLLMJudge). modelConfigs the batch has no trials of: 404.",
     request=EvaluateLayer3RequestSerializer,
-    responses={202: _JSON, **error_responses(404, 409)},
+    responses={202: EvaluateAnswerSerializer, **error_responses(404, 409)},
 )
 @api_view(["POST"])
 @permission_classes([IsResearcher])
@@ -136,7 +142,7 @@ def evaluate_layer3(request, batch_id: str):
 @extend_schema(
     summary="A batch's Layer3 results overall and per model configuration (seed 002 §5.1)",
     parameters=api_query.parameters(*query.RESULTS),
-    responses={200: _JSON, **error_responses(404)},
+    responses={200: ResultsAnswerSerializer, **error_responses(404)},
 )
 @api_view(["GET"])
 @permission_classes([IsResearcher])
@@ -189,7 +195,7 @@ def layer3_results(request, batch_id: str):
 @extend_schema(
     summary="Pairwise statistical tests of the Layer3 metrics (seed 002 §5.2, §7)",
     parameters=api_query.parameters(*query.STATISTICS),
-    responses={200: _JSON, **error_responses(404, 409)},
+    responses={200: StatisticsAnswerSerializer, **error_responses(404, 409)},
 )
 @api_view(["GET"])
 @permission_classes([IsResearcher])
@@ -257,7 +263,7 @@ def layer3_export(request, batch_id: str):
         'no audit. A report: `{"audit", "scale", "consensusRule", "humans", "judges", "baseline", "rate"}`, every '
         'statistic as `{"value", "ci", "reason"}` (value and ci null with the reason when undefined).'
     ),
-    responses={200: _JSON},
+    responses={200: CalibrationAnswerSerializer},
 )
 @api_view(["GET"])
 @permission_classes([IsResearcher])
@@ -271,7 +277,7 @@ def judge_calibration(request, batch_id: str):
 @extend_schema(
     summary="Create (or add to) a batch from a trial-log JSONL file; nothing is stored on any error",
     request={"multipart/form-data": BATCH_UPLOAD_REQUEST},
-    responses={200: _JSON, 201: _JSON},
+    responses={201: UploadAnswerSerializer, 200: UploadAnswerSerializer},
 )
 @api_view(["POST"])
 @permission_classes([IsResearcher])

@@ -23,6 +23,7 @@ the repository), and a request timeout so that a hanging answer fails instead of
 
 from __future__ import annotations
 
+import contextlib
 import json
 
 import hypothesis
@@ -31,6 +32,7 @@ import schemathesis
 from django.core.serializers.json import DjangoJSONEncoder
 from hypothesis import strategies as st
 from schemathesis.checks import CHECKS, load_all_checks
+from schemathesis.core.failures import FailureGroup
 from schemathesis.core.parameters import ParameterLocation
 
 from core.names import batch_name_problem
@@ -53,7 +55,7 @@ CONFIG = schemathesis.Config.from_dict(
             "examples": {"enabled": True},
             "fuzzing": {"enabled": True},
             "coverage": {"enabled": True},
-            "stateful": {"enabled": False},
+            "stateful": {"enabled": True},  # test_every_check_passes_in_linked_calls
         },
     }
 )
@@ -293,3 +295,57 @@ def call_and_validate(case, world, base_url: str):
 )
 def test_every_check_passes(case, fuzz_world, live_server):
     call_and_validate(case, fuzz_world, live_server.url)
+
+
+STATEFUL_SCENARIOS = 10  # sequences of linked calls (schemathesis infers the links: an id an answer gives the next)
+STATEFUL_STEPS = 8
+
+
+class Workflow(schema.as_state_machine()):
+    """The stateful phase: calls chained by the links schemathesis infers from the schema (a created batch, session
+    or rating read, changed and used by the next call), every check run on each answer with the scenario's record
+    (``use_after_free``, ``ensure_resource_availability``).
+
+    As schemathesis' own engine runs this phase: every failure is collected as it is found, and a scenario that
+    Hypothesis cannot replay the same way (the server's data changed meanwhile: a name taken, an item rated) ends
+    the run without unreporting what was found."""
+
+    base_url = ""
+    failures: list[str] = []
+    scenarios = 0
+
+    def teardown(self):
+        Workflow.scenarios += 1
+
+    def before_call(self, case):
+        case.headers = {**(case.headers or {}), "Authorization": f"Token {_TOKENS['researcher']}"}
+
+    def get_call_kwargs(self, case):
+        return {"base_url": self.base_url}
+
+    def validate_response(self, response, case, additional_checks=None, **kwargs):
+        known = KNOWN_IMPORT_FAILURES.get(case.operation.label, ())
+        checks = [check for check in (*CHECKED, error_shape) if check.__name__ not in known]
+        try:
+            case.validate_response(
+                response, checks=checks, transport_kwargs={"base_url": self.base_url}, recorder=self.recorder
+            )
+        except FailureGroup as exc:
+            Workflow.failures.append(str(exc))
+
+
+def test_every_check_passes_in_linked_calls(fuzz_world, live_server):
+    Workflow.base_url, Workflow.failures, Workflow.scenarios = live_server.url, [], 0
+    settings = hypothesis.settings(
+        max_examples=STATEFUL_SCENARIOS,
+        stateful_step_count=STATEFUL_STEPS,
+        deadline=None,
+        derandomize=True,
+        database=None,
+        phases=[hypothesis.Phase.explicit, hypothesis.Phase.generate],  # failures are collected: nothing to shrink
+        suppress_health_check=list(hypothesis.HealthCheck),
+    )
+    with contextlib.suppress(hypothesis.errors.Flaky):  # a scenario the changed data made play out otherwise
+        Workflow.run(settings=settings)
+    assert Workflow.failures == [], "\n\n".join(Workflow.failures)
+    assert Workflow.scenarios >= 3  # the phase ran (Hypothesis counts a replayed scenario too)
