@@ -95,6 +95,8 @@ class Layer3Progress(APIView):
         responses={(200, "text/event-stream"): OpenApiTypes.STR, 204: None},
     )
     def get(self, request, batch_id: str):
+        if "\x00" in batch_id:  # no name holds one (and PostgreSQL could not compare it)
+            return JsonResponse({"success": False, "error": f"no batch named {batch_id!r}"}, status=404)
         try:
             batch = batch_get(batch_id)
         except BatchNotFound as exc:

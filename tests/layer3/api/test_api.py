@@ -308,3 +308,11 @@ def test_a_repeated_trial_id_points_at_the_uploaded_file_not_the_server_s_copy(a
     messages = [p["message"] for p in response.json()["problems"]]
     assert any("first at mine.jsonl:1" in m for m in messages), messages
     assert not any("layer3-upload-" in m for m in messages)
+
+
+@pytest.mark.parametrize("url", ["layer3-results", "statistics", "layer3-export", "judge-calibration",
+                                 "export/trials.csv", "layer3-progress"])  # fmt: skip
+def test_a_batch_id_holding_a_nul_character_is_a_404(api, batch, url):
+    """No name holds one, and PostgreSQL cannot compare a text holding one (a 500 before issue 41)."""
+    response = api.get(f"/api/experiment/batch/b%00c/{url}")
+    assert response.status_code == 404 and response.json()["success"] is False
