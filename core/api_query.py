@@ -8,7 +8,7 @@ bound, a length or a choice. The rules are the schema's reading of a query strin
 - a parameter given empty (``?batch=``) or more than once (``?batch=1&batch=2``) is refused: none of them is a list,
   and an empty value is no value of an integer, a choice or a name;
 - an integer is ASCII digits (an optional sign), within its range; a flag is ``true``/``false`` (also ``1``/``0``,
-  any case); a choice one of its values exactly; a text at most ``max_length`` characters; a moment a date
+  any case); a choice one of its values exactly; a text at most ``max_length`` characters, without NUL; a moment a date
   (``2025-01-31``, midnight in the site's time zone) or an RFC 3339 date-time with its offset
   (``2025-01-31T09:00:00+09:00``, ``…Z``).
 
@@ -34,6 +34,7 @@ EMPTY = gettext_noop("given empty; give a value or leave the parameter out")
 ONE_OF = gettext_noop("expected one of %(choices)s, got %(value)s")
 TRUE_OR_FALSE = gettext_noop("expected true or false, got %(value)s")
 TOO_LONG = gettext_noop("at most %(limit)s characters")
+NUL = gettext_noop("holds a NUL character (U+0000), which no name or text here holds")
 MOMENT = gettext_noop(
     "expected a date (2025-01-31) or an RFC 3339 time with its offset (2025-01-31T09:00:00+09:00, or …Z; "
     "write + as %%2B in a URL), got %(value)s"
@@ -115,11 +116,13 @@ class Text(QueryParam):
     max_length: int = 200
 
     def schema(self) -> dict:
-        return {"type": "string", "minLength": 1, "maxLength": self.max_length}
+        return {"type": "string", "minLength": 1, "maxLength": self.max_length, "pattern": "^[^\\x00]*$"}
 
     def parse(self, text: str) -> str:
         if len(text) > self.max_length:
             raise self.refuse(TOO_LONG, limit=self.max_length)
+        if "\x00" in text:  # PostgreSQL cannot compare a text holding one
+            raise self.refuse(NUL)
         return text
 
 

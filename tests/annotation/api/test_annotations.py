@@ -154,10 +154,11 @@ def test_researchers_filter_by_batch_annotator_dialogue_source_and_since(res, an
     [("batch=seven", "batch"), ("batch=0", "batch"), ("batch=", "batch"), ("batch=1&batch=2", "batch"),
      ("annotator=", "annotator"), ("source=fax", "source"), ("source=", "source"), ("since=yesterday", "since"),
      ("since=2025-01-31T09:00:00", "since"), ("page_size=", "page_size"), ("page_size=5&page_size=6", "page_size"),
-     ("cursor=", "cursor")],
+     ("cursor=", "cursor"), ("dialogue=a%00b", "dialogue"), ("annotator=a%00", "annotator")],
 )  # fmt: skip
 def test_bad_filters_are_400_naming_the_parameter(res, query, field):
-    """Issue 41: an empty value, a value given twice and a time without its offset are refused too."""
+    """Issue 41: an empty value, a value given twice, a time without its offset and a NUL character (a 500 on
+    PostgreSQL before) are refused too."""
     response = res.get(API + "annotations/?" + query)
     assert response.status_code == 400 and response.json()["field"] == field, response.content
 
