@@ -441,7 +441,7 @@ REST_FRAMEWORK = {
     ],
     # One error shape: {"success": false, "error", "detail", "problems": [{"path", "message"}]}.
     "EXCEPTION_HANDLER": "core.api_errors.api_exception_handler",
-    "DEFAULT_SCHEMA_CLASS": "drf_spectacular.openapi.AutoSchema",
+    "DEFAULT_SCHEMA_CLASS": "core.api_schema.AutoSchema",  # the refusals and request bounds (core/api_schema.py)
     "UNAUTHENTICATED_USER": "django.contrib.auth.models.AnonymousUser",
     # ?format= is the seed's export parameter (json|csv|markdown|latex), not DRF's renderer switch
     "URL_FORMAT_OVERRIDE": None,
@@ -455,6 +455,17 @@ SPECTACULAR_SETTINGS = {
     "SWAGGER_UI_DIST": "SIDECAR",
     "SWAGGER_UI_FAVICON_HREF": "SIDECAR",
     "REDOC_DIST": "SIDECAR",
+    # Request bodies as their own components: what a request may hold (required, non-blank texts, write-only
+    # fields) apart from what an answer holds (read-only fields).
+    "COMPONENT_SPLIT_REQUEST": True,
+    # One name for a choice set used by several components (a batch and its change; a verdict's two statuses; the
+    # success flag of an error and of an answer).
+    "ENUM_NAME_OVERRIDES": {
+        "BatchStatusEnum": "annotation.models.Batch.Status",
+        "VerdictStatusEnum": "director.api.requests.STATUSES",
+        "FailureEnum": [(False, False)],
+        "SuccessEnum": [(True, True)],
+    },
     # <id:...> in URLs (core.converters): an integer of 1 to 18 digits
     "PATH_CONVERTER_OVERRIDES": {"id": {"type": "integer", "minimum": 0, "maximum": 10**18 - 1}},
 }

@@ -10,7 +10,10 @@ for; anything else is a 400 naming ``cursor``. The old ``?page=N`` is a 400 sayi
 ``StrictPageNumberPagination`` (the Director's verdicts): page numbers; a page size outside its range is a 400
 naming the range, never silently capped. DRF's ``PageNumberPagination`` quietly falls back to the default size
 for ``0`` or ``abc`` and caps a 30-digit size at the maximum: a script asking for more than it gets would miss
-rows without knowing.
+rows without knowing. A page after the last is a 404 naming the last one.
+
+Both read their parameters through ``core.api_query`` (an empty or repeated ``page_size`` or ``cursor`` is a 400)
+and document them from the same declarations.
 """
 
 from __future__ import annotations
@@ -23,13 +26,13 @@ from django.core import signing
 from django.core.exceptions import FieldDoesNotExist, ValidationError
 from django.db.models import F
 from django.db.models.fields.tuple_lookups import TupleGreaterThan, TupleLessThan
-from django.utils.translation import gettext
+from django.utils.translation import gettext, gettext_noop
 from rest_framework import exceptions
 from rest_framework.pagination import CursorPagination, PageNumberPagination
 from rest_framework.response import Response
 from rest_framework.utils.urls import remove_query_param, replace_query_param
 
-from core import query_params
+from core import api_query
 
 NEXT, PREVIOUS = "n", "p"
 PAGE_NUMBERS_GONE = (
@@ -39,19 +42,44 @@ PAGE_NUMBERS_GONE = (
 BAD_CURSOR = "not a cursor this list gave out: use the next or previous link of an answer as it is, or leave it out"
 
 
-def _page_size(request, name: str, default: int, maximum: int) -> int:
+MAX_PAGE = 10**9
+NO_SUCH_PAGE = gettext_noop("no page %(page)s: the last page is %(last)s")
+
+
+def read(request, *params: api_query.QueryParam) -> dict:
+    """``core.api_query.read_query`` with its refusal as a validation error naming the parameter."""
     try:
-        return query_params.whole_number(request.query_params, name, default=default, minimum=1, maximum=maximum)
-    except query_params.QueryParamError as exc:
-        raise exceptions.ValidationError({name: [exc.translated(gettext)]}) from None
+        return api_query.read_query(request.query_params, *params)
+    except api_query.QueryRefused as exc:
+        raise exceptions.ValidationError({exc.name: [exc.translated()]}) from None
 
 
 class StrictPageNumberPagination(PageNumberPagination):
     page_size = 50
     max_page_size = 500
+    page_size_query_param = "page_size"
 
-    def get_page_size(self, request):
-        return _page_size(request, self.page_size_query_param, self.page_size, self.max_page_size)
+    def query_params(self) -> tuple[api_query.QueryParam, ...]:
+        return (
+            api_query.Integer(name=self.page_query_param, minimum=1, maximum=MAX_PAGE, default=1,
+                              description="the page, from 1"),
+            api_query.Integer(name=self.page_size_query_param, minimum=1, maximum=self.max_page_size,
+                              default=self.page_size,
+                              description=f"items per page, from 1 to {self.max_page_size} (default {self.page_size})"),
+        )  # fmt: skip
+
+    def get_schema_operation_parameters(self, view):
+        return [param.openapi() for param in self.query_params()]
+
+    def paginate_queryset(self, queryset, request, view=None):
+        values = read(request, *self.query_params())
+        self.request = request
+        paginator = self.django_paginator_class(queryset, values[self.page_size_query_param])
+        number = values[self.page_query_param]
+        if number > 1 and number > paginator.num_pages:
+            raise exceptions.NotFound(gettext(NO_SUCH_PAGE) % {"page": number, "last": paginator.num_pages})
+        self.page = paginator.page(min(number, paginator.num_pages))
+        return list(self.page)
 
 
 class KeysetPagination(CursorPagination):
@@ -63,21 +91,20 @@ class KeysetPagination(CursorPagination):
     page_size_query_param = "page_size"
     cursor_query_param = "cursor"
     ordering = ("-id",)
-    cursor_query_description = "where the page starts: the next or previous link of an answer holds it (opaque)"
+    max_cursor_length = 1000
 
-    @property
-    def page_size_query_description(self) -> str:
-        return f"items per page, from 1 to {self.max_page_size} (default {self.page_size})"
-
-    def get_page_size(self, request):
-        return _page_size(request, self.page_size_query_param, type(self).page_size, self.max_page_size)
+    def query_params(self) -> tuple[api_query.QueryParam, ...]:
+        size = type(self).page_size
+        return (
+            api_query.Text(name=self.cursor_query_param, max_length=self.max_cursor_length,
+                           description="where the page starts: the next or previous link of an answer holds it "
+                           "(opaque; leave it out for the first page)"),
+            api_query.Integer(name=self.page_size_query_param, minimum=1, maximum=self.max_page_size, default=size,
+                              description=f"items per page, from 1 to {self.max_page_size} (default {size})"),
+        )  # fmt: skip
 
     def get_schema_operation_parameters(self, view):
-        parameters = super().get_schema_operation_parameters(view)
-        for parameter in parameters:
-            if parameter["name"] == self.page_size_query_param:
-                parameter["schema"].update(minimum=1, maximum=self.max_page_size, default=type(self).page_size)
-        return parameters
+        return [param.openapi() for param in self.query_params()]
 
     def get_paginated_response_schema(self, schema):
         link = "/api/v1/annotation/annotations/?batch=3&page_size=1000&cursor=WyJuIixbIjIwMjUtMDEtMDZUMDA6MTA6MjBa"
@@ -95,12 +122,13 @@ class KeysetPagination(CursorPagination):
     def paginate_queryset(self, queryset, request, view=None):
         if "page" in request.query_params:
             raise exceptions.ValidationError({"page": [PAGE_NUMBERS_GONE]})
+        values = read(request, *self.query_params())
         self.request = request
-        self.page_size = self.get_page_size(request)
+        self.page_size = values[self.page_size_query_param]
         self.base_url = request.build_absolute_uri()
         self.fields, self.descending = _ordering(getattr(view, "ordering", None) or self.ordering)
         self.salt = f"{__name__}:{queryset.model._meta.label}:{','.join(self.fields)}:{self.descending}"
-        direction, position = self._decode(request, queryset.model)
+        direction, position = self._decode(values[self.cursor_query_param], queryset.model)
         backwards = direction == PREVIOUS
         descending = self.descending != backwards  # read the other way to go back
         names = [f"-{name}" if descending else name for name in self.fields]
@@ -144,12 +172,11 @@ class KeysetPagination(CursorPagination):
         token = signing.dumps([direction, [_plain(value) for value in position]], salt=self.salt, compress=True)
         return replace_query_param(remove_query_param(self.base_url, "page"), self.cursor_query_param, token)
 
-    def _decode(self, request, model) -> tuple[str, list | None]:
-        token = request.query_params.get(self.cursor_query_param)
-        if token is None or token.strip() == "":
+    def _decode(self, token: str | None, model) -> tuple[str, list | None]:
+        if token is None:
             return NEXT, None
         try:
-            direction, raw = signing.loads(token.strip(), salt=self.salt)
+            direction, raw = signing.loads(token, salt=self.salt)
             if direction not in (NEXT, PREVIOUS) or not isinstance(raw, list) or len(raw) != len(self.fields):
                 raise ValueError(direction)
             return direction, [

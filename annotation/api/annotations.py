@@ -10,7 +10,7 @@ goes through ``annotation_update``, which keeps the old values in the edit histo
 from __future__ import annotations
 
 from django.db.models import Prefetch
-from drf_spectacular.utils import OpenApiExample, OpenApiParameter, OpenApiResponse, extend_schema
+from drf_spectacular.utils import OpenApiExample, OpenApiResponse, extend_schema
 from rest_framework import serializers, status, viewsets
 from rest_framework.response import Response
 
@@ -25,16 +25,18 @@ from annotation.axes import AXES
 from annotation.collection.queue import Outcome, rating_submit
 from annotation.models import Annotation, AnnotationEdit, Assignment
 from annotation.services import annotation_update
+from core import api_query
 from core.api_fields import StrictFloatField, StrictIntegerField
 from core.api_parsers import StrictJSONParser
 from core.api_renderers import FastJSONRenderer
+from core.query_params import ID_MAX
 
 _SCORE_ERRORS = {name: "expected a whole number from 1 to 5" for name in ("invalid", "min_value", "max_value")}
 _CONFIDENCE_ERRORS = {name: "expected a number from 0 to 1" for name in ("invalid", "min_value", "max_value")}
 
 
 class _AxesSerializer(StrictFieldsMixin, serializers.Serializer):
-    """One value per axis; with ``every_axis = False`` (a correction) any subset of the axes."""
+    """One value per axis; with ``every_axis = False`` (a correction) one or more of the axes."""
 
     every_axis = True
 
@@ -43,6 +45,15 @@ class _AxesSerializer(StrictFieldsMixin, serializers.Serializer):
 
     def get_fields(self):
         return {axis: self.value_field(self.every_axis) for axis in AXES}
+
+    @property
+    def schema_extra(self) -> dict:
+        return {} if self.every_axis else {"minProperties": 1}
+
+    def validate(self, attrs):
+        if not attrs:
+            raise serializers.ValidationError(f"name at least one axis: {', '.join(AXES)}")
+        return attrs
 
 
 class ScoresSerializer(_AxesSerializer):
@@ -99,15 +110,18 @@ class AnnotationSerializer(serializers.ModelSerializer):
 
 
 class SubmitSerializer(StrictFieldsMixin, serializers.Serializer):
-    assignment_id = StrictIntegerField(help_text="from POST batches/{id}/next/")
+    assignment_id = StrictIntegerField(min_value=1, max_value=ID_MAX, help_text="from POST batches/{id}/next/")
     scores = ScoresSerializer()
     confidence = ConfidenceSerializer()
 
 
 class ChangeSerializer(StrictFieldsMixin, serializers.Serializer):
+    """A correction: the reason and the scores or confidences that change (a PATCH body that needs them)."""
+
     scores = ScoreChangesSerializer(required=False)
     confidence = ConfidenceChangesSerializer(required=False)
     reason = serializers.CharField(max_length=200, help_text="required: why the rating changes (kept in its history)")
+    schema_extra = {"required": ["reason"], "anyOf": [{"required": ["scores"]}, {"required": ["confidence"]}]}
 
     def validate(self, data):
         if not data.get("scores") and not data.get("confidence"):
@@ -133,13 +147,13 @@ _ANNOTATION_EXAMPLE = {
                "reason": "見落としていた賛辞に気づいた",
                "old_values": {"social_score": 3}, "new_values": {"social_score": 4}}],
 }  # fmt: skip
-_FILTERS = [
-    filters.BATCH,
-    filters.ANNOTATOR,
-    OpenApiParameter("dialogue", str, description="only ratings of this dialogue (its id)"),
-    OpenApiParameter("source", str, enum=list(Annotation.Source.values), description="how the rating arrived"),
-    filters.SINCE,
-]
+_FILTERS = (
+    filters.BATCH_PARAM,
+    filters.ANNOTATOR_PARAM,
+    api_query.Text(name="dialogue", max_length=200, description="only ratings of this dialogue (its id)"),
+    api_query.Choice(name="source", choices=tuple(Annotation.Source.values), description="how the rating arrived"),
+    filters.SINCE_PARAM,
+)
 
 
 @extend_schema(tags=["annotation"])
@@ -170,17 +184,20 @@ class AnnotationViewSet(ApiErrorsMixin, viewsets.GenericViewSet):
         return rows
 
     def _filtered(self, rows):
-        params, researcher = self.request.query_params, is_researcher(self.request)
-        if (batch := filters.batch_id(params) if researcher else filters.whole_number(params, "batch")) is not None:
-            rows = rows.filter(dialogue__batch_id=batch)
-        if (annotator := filters.username(params, check=researcher)) is not None:
-            rows = rows.filter(annotator__username=annotator)
-        if (dialogue := (params.get("dialogue") or "").strip()) != "":
-            rows = rows.filter(dialogue__external_id=dialogue)
-        if (source := filters.choice(params, "source", Annotation.Source.values)) is not None:
-            rows = rows.filter(source=source)
-        if (since := filters.moment(params, "since")) is not None:
-            rows = rows.filter(updated_at__gte=since)
+        given = filters.read(self.request.query_params, *_FILTERS)
+        if is_researcher(self.request):  # an annotator's filter of someone else matches none of their own
+            filters.check_batch(given["batch"])
+            filters.check_username(given["annotator"])
+        if given["batch"] is not None:
+            rows = rows.filter(dialogue__batch_id=given["batch"])
+        if given["annotator"] is not None:
+            rows = rows.filter(annotator__username=given["annotator"])
+        if given["dialogue"] is not None:
+            rows = rows.filter(dialogue__external_id=given["dialogue"])
+        if given["source"] is not None:
+            rows = rows.filter(source=given["source"])
+        if given["since"] is not None:
+            rows = rows.filter(updated_at__gte=given["since"])
         return rows
 
     def _own_or_visible(self, pk: int) -> Annotation:
@@ -191,8 +208,8 @@ class AnnotationViewSet(ApiErrorsMixin, viewsets.GenericViewSet):
 
     @extend_schema(
         summary="Ratings: every rating for researchers, your own for annotators; newest change first",
-        parameters=_FILTERS,
-        responses={200: AnnotationSerializer(many=True), **error_responses(400)},
+        parameters=api_query.parameters(*_FILTERS),
+        responses={200: AnnotationSerializer(many=True), **error_responses(400, 404)},
         examples=[OpenApiExample("rating", value=_ANNOTATION_EXAMPLE, response_only=True)],
     )
     def list(self, request):

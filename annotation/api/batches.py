@@ -8,11 +8,10 @@ closed, not restricted to others, and have items, each with their own progress.
 from __future__ import annotations
 
 from django.contrib.auth import get_user_model
-from django.db import transaction
+from django.db import IntegrityError, transaction
 from django.db.models import Count
 from drf_spectacular.utils import (
     OpenApiExample,
-    OpenApiParameter,
     OpenApiResponse,
     PolymorphicProxySerializer,
     extend_schema,
@@ -24,7 +23,7 @@ from rest_framework.response import Response
 
 from annotation.api import filters
 from annotation.api.dialogues import UPLOAD_SETTING, dialogues_upload_import, too_large
-from annotation.api.errors import ApiError, ApiErrorsMixin, not_found
+from annotation.api.errors import ApiErrorsMixin, conflict, not_found
 from annotation.api.pagination import Pages
 from annotation.api.permissions import IsResearcher, IsResearcherOrQualifiedAnnotator, is_researcher
 from annotation.api.schema import ErrorSerializer, error_responses
@@ -32,6 +31,9 @@ from annotation.api.strict import StrictFieldsMixin
 from annotation.collection.progress import batch_progress, quota_shortfall
 from annotation.collection.queue import batches_visible_to, work_left
 from annotation.models import Batch
+from core import api_query
+from core.api_fields import BatchNameField, StrictBooleanField
+from core.api_schema import NO_NUL, NOT_BLANK_TEXT
 from core.roles import ANNOTATOR
 from core.upload_limits import upload_refusal
 
@@ -50,9 +52,14 @@ class UsernamesField(serializers.ListField):
         return sorted(user.username for user in data)
 
 
+KEEPS_NAME = "a batch keeps its name (exports and imports refer to it); create a new batch instead"
+
+
 class BatchSerializer(StrictFieldsMixin, serializers.ModelSerializer):
     """A batch as researchers see and set it."""
 
+    name = BatchNameField(help_text="1 to 100 printable characters, without / or \\; unique")
+    restricted = StrictBooleanField(required=False, help_text="true: only the chosen annotators get items")
     annotators = UsernamesField(
         required=False,
         help_text="usernames of the chosen annotators; with restricted=true only they get items",
@@ -66,7 +73,7 @@ class BatchSerializer(StrictFieldsMixin, serializers.ModelSerializer):
         required=False,
         help_text="an item is disputed when on some axis its highest and lowest score differ by at least this",
     )
-    allow_unreachable_quota = serializers.BooleanField(
+    allow_unreachable_quota = StrictBooleanField(
         write_only=True,
         required=False,
         default=False,
@@ -86,24 +93,19 @@ class BatchSerializer(StrictFieldsMixin, serializers.ModelSerializer):
         read_only_fields = ["created_at"]
         extra_kwargs = {"description": {"required": False}, "guidelines_version": {"required": False}}
 
-    def validate_name(self, value: str) -> str:
-        if self.instance is not None and value != self.instance.name:
-            raise serializers.ValidationError(
-                "a batch keeps its name (exports and imports refer to it); create a new batch instead"
-            )
-        if not value.strip():
-            raise serializers.ValidationError("give the batch a name")
-        return value
-
     def validate_annotators(self, names: list[str]):
+        """The chosen annotators' accounts; a name that is no annotator's is a 404 naming it (like an id that is no
+        object's)."""
         wanted = list(dict.fromkeys(names))
         users = {u.username: u for u in get_user_model().objects.filter(username__in=wanted).prefetch_related("groups")}
         unknown = [name for name in wanted if name not in users]
         if unknown:
-            raise serializers.ValidationError(f"no user named {', '.join(map(repr, unknown))}")
+            raise filters.missing("annotators", f"no user named {', '.join(map(repr, unknown))}")
         no_role = [name for name in wanted if not any(g.name == ANNOTATOR for g in users[name].groups.all())]
         if no_role:
-            raise serializers.ValidationError(f"{', '.join(map(repr, no_role))} do(es) not hold the annotator role")
+            raise filters.missing(
+                "annotators", f"no annotator named {', '.join(map(repr, no_role))}: they do not hold the annotator role"
+            )
         return [users[name] for name in wanted]
 
     def validate(self, attrs: dict) -> dict:
@@ -115,16 +117,25 @@ class BatchSerializer(StrictFieldsMixin, serializers.ModelSerializer):
         quota = attrs.get("annotations_per_item", batch.annotations_per_item if batch else Batch().annotations_per_item)
         chosen = attrs["annotators"] if "annotators" in attrs else (list(batch.annotators.all()) if batch else [])
         shortfall = quota_shortfall(restricted=restricted, quota=quota, chosen=chosen)
-        if shortfall and not allowed:
-            raise serializers.ValidationError(
-                {
-                    "annotations_per_item": f"each item needs {shortfall[0]} ratings but only {shortfall[1]} "
-                    "annotator(s) are chosen and nobody rates an item twice, so the batch would never complete; "
-                    "choose more annotators, lower the quota, or send allow_unreachable_quota=true"
-                },
-                code="quota_over_annotators",
+        if shortfall and not allowed:  # the settings conflict with each other: 409, like a state that forbids it
+            raise conflict(
+                f"each item needs {shortfall[0]} ratings but only {shortfall[1]} annotator(s) "
+                "are chosen and nobody rates an item twice, so the batch would never complete; choose more "
+                "annotators, lower the quota, or send allow_unreachable_quota=true",
+                field="annotations_per_item",
             )
         return attrs
+
+
+class BatchChangeSerializer(BatchSerializer):
+    """A batch's settings as a PATCH changes them: every field but its name, which a batch keeps."""
+
+    name = serializers.CharField(read_only=True)
+
+    def to_internal_value(self, data):
+        if isinstance(data, dict) and "name" in data:
+            raise serializers.ValidationError({"name": [KEEPS_NAME]})
+        return super().to_internal_value(data)
 
 
 class BatchProgressSerializer(serializers.Serializer):
@@ -203,25 +214,29 @@ _EITHER = PolymorphicProxySerializer(
 _CREATE_WITH_FILE = {
     "type": "object",
     "properties": {
-        "name": {"type": "string"},
-        "description": {"type": "string"},
+        "name": BatchNameField.SCHEMA,
+        "description": {"type": "string", "pattern": NO_NUL},
         "annotations_per_item": {"type": "integer", "minimum": 1, "maximum": 1000},
         "restricted": {"type": "boolean"},
-        "annotators": {"type": "array", "items": {"type": "string"}, "description": "usernames (repeat the field)"},
+        "annotators": {"type": "array", "description": "usernames (repeat the field)",
+                       "items": {"type": "string", "minLength": 1, "maxLength": 150, "pattern": NOT_BLANK_TEXT}},
         "disagreement_spread": {"type": "integer", "minimum": 1, "maximum": MAX_SPREAD},
-        "guidelines_version": {"type": "string"},
+        "guidelines_version": {"type": "string", "maxLength": 40, "pattern": NO_NUL},
         "status": {"type": "string", "enum": list(Batch.Status.values)},
         "allow_unreachable_quota": {"type": "boolean", "description": "store a quota over the chosen annotators "
                                     "anyway (refused otherwise: the batch would never complete)"},
-        "file": {"type": "array", "items": {"type": "string", "format": "binary"},
+        "file": {"type": "array", "items": {"type": "string", "format": "binary"}, "minItems": 1,
                  "description": "one or more JSONL files, one dialogue per line: {id, user, response, context}"},
         "ignore_unknown_keys": {"type": "boolean", "default": False,
                                 "description": "with a file: leave out top-level keys beyond id, user, response and "
                                                "context; otherwise each is a problem of its line"},
     },
     "required": ["name"],
+    "additionalProperties": False,
 }  # fmt: skip
-_STATUS = OpenApiParameter("status", str, enum=list(Batch.Status.values), description="researchers: only this status")
+_STATUS = api_query.Choice(
+    name="status", choices=tuple(Batch.Status.values), description="researchers: only this status"
+)
 
 
 @extend_schema(tags=["annotation"])
@@ -240,10 +255,7 @@ class BatchViewSet(ApiErrorsMixin, mixins.CreateModelMixin, viewsets.GenericView
 
     def get_queryset(self):
         if is_researcher(self.request):
-            rows = _researcher_batches()
-            if (wanted := filters.choice(self.request.query_params, "status", Batch.Status.values)) is not None:
-                rows = rows.filter(status=wanted)
-            return rows
+            return _researcher_batches()
         return _annotator_batches(self.request.user)
 
     def get_serializer_class(self):
@@ -259,7 +271,7 @@ class BatchViewSet(ApiErrorsMixin, mixins.CreateModelMixin, viewsets.GenericView
 
     @extend_schema(
         summary="List batches: all for researchers, those open to you for annotators (with your progress)",
-        parameters=[_STATUS],
+        parameters=api_query.parameters(_STATUS),
         responses={200: PolymorphicProxySerializer(
             component_name="BatchForRole", serializers=[BatchSerializer, BatchForAnnotatorSerializer],
             resource_type_field_name=None, many=True), **error_responses(400)},
@@ -267,7 +279,10 @@ class BatchViewSet(ApiErrorsMixin, mixins.CreateModelMixin, viewsets.GenericView
                   OpenApiExample("annotator", value=ANNOTATOR_BATCH_EXAMPLE, response_only=True)],
     )  # fmt: skip
     def list(self, request):
-        page = self.paginate_queryset(self.get_queryset())
+        rows, wanted = self.get_queryset(), filters.read_one(request.query_params, _STATUS)
+        if wanted is not None and is_researcher(request):  # an annotator's batches are open or paused anyway
+            rows = rows.filter(status=wanted)
+        page = self.paginate_queryset(rows)
         return self.get_paginated_response(self.get_serializer(page, many=True).data)
 
     @extend_schema(
@@ -277,7 +292,7 @@ class BatchViewSet(ApiErrorsMixin, mixins.CreateModelMixin, viewsets.GenericView
         "with any problem (400, every problem located) or over UPLOAD_MAX_BYTES_DIALOGUES (413) stores nothing, "
         "not even the batch.",
         request={"application/json": BatchSerializer, "multipart/form-data": _CREATE_WITH_FILE},
-        responses={201: BatchSerializer, **error_responses(400),
+        responses={201: BatchSerializer, **error_responses(400, 404, 409),
                    413: OpenApiResponse(ErrorSerializer, description="the files are over UPLOAD_MAX_BYTES_DIALOGUES "
                                         "(together); refused before they were read, nothing was stored")},
         examples=[
@@ -294,23 +309,30 @@ class BatchViewSet(ApiErrorsMixin, mixins.CreateModelMixin, viewsets.GenericView
         data = request.POST if is_form_media_type(request.content_type) else request.data  # the settings
         ignore_unknown_keys = False
         if is_form_media_type(request.content_type) and "ignore_unknown_keys" in data:  # the file's option
+            ignore_unknown_keys = filters.form_flag(data, "ignore_unknown_keys")
             data = data.copy()
-            values = data.pop("ignore_unknown_keys")
-            ignore_unknown_keys = filters.boolean(values[-1] if values else "", "ignore_unknown_keys")
+            data.pop("ignore_unknown_keys")
         serializer = BatchSerializer(data=data, context=self.get_serializer_context())
         serializer.is_valid(raise_exception=True)
-        with transaction.atomic():  # a batch exists only with its file's dialogues stored
-            batch = _batch_write(Batch(), dict(serializer.validated_data))
-            if uploads:
-                options = {"ignore_unknown_keys": ignore_unknown_keys}
-                summary = dialogues_upload_import(uploads, batch_name=batch.name, **options)
-                if not summary.created:
-                    raise ApiError(
-                        f"all {summary.unchanged + summary.updated} dialogue(s) of the file are stored already "
-                        "(their ids are taken), so the new batch would be empty; add new dialogues, or upload to "
-                        "the batch that holds them (POST batches/{id}/dialogues/)",
-                        field="file",
-                    )
+        values = dict(serializer.validated_data)
+        taken = conflict(f"a batch named {values['name']!r} exists already; choose another name", field="name")
+        if Batch.objects.filter(name=values["name"]).exists():
+            raise taken
+        try:
+            with transaction.atomic():  # a batch exists only with its file's dialogues stored
+                batch = _batch_write(Batch(), values)
+                if uploads:
+                    options = {"ignore_unknown_keys": ignore_unknown_keys}
+                    summary = dialogues_upload_import(uploads, batch_name=batch.name, **options)
+                    if not summary.created:
+                        raise conflict(
+                            f"all {summary.unchanged + summary.updated} dialogue(s) of the file are stored already "
+                            "(their ids are taken), so the new batch would be empty; add new dialogues, or upload "
+                            "to the batch that holds them (POST batches/{id}/dialogues/)",
+                            field="file",
+                        )
+        except IntegrityError:  # created by another request meanwhile
+            raise taken from None
         shown = BatchSerializer(self._get_batch(batch.pk), context=self.get_serializer_context()).data
         return Response(shown, status=status.HTTP_201_CREATED)
 
@@ -325,20 +347,22 @@ class BatchViewSet(ApiErrorsMixin, mixins.CreateModelMixin, viewsets.GenericView
 
     @extend_schema(
         summary="Change a batch's settings (researchers): quota, status, chosen annotators, ...",
-        request=BatchSerializer,
-        responses={200: BatchSerializer, **error_responses(400, 404)},
+        request=BatchChangeSerializer,
+        responses={200: BatchSerializer, **error_responses(400, 404, 409)},
         examples=[
             OpenApiExample("pause", request_only=True, value={"status": "paused"}),
             OpenApiExample("choose annotators", request_only=True,
                            value={"restricted": True, "annotators": ["ann_001", "ann_004"]}),
-            OpenApiExample("unknown username", response_only=True, status_codes=["400"], value={
-                "success": False, "error": "annotators: no user named 'ann_999'", "field": "annotators",
-                "errors": [{"field": "annotators", "message": "no user named 'ann_999'"}]}),
+            OpenApiExample("unknown username", response_only=True, status_codes=["404"], value={
+                "success": False, "error": "no user named 'ann_999'", "detail": "no user named 'ann_999'",
+                "field": "annotators", "problems": [{"path": "annotators", "message": "no user named 'ann_999'"}]}),
         ],
     )  # fmt: skip
     def partial_update(self, request, pk: int):
         batch = self._get_batch(pk)
-        serializer = BatchSerializer(batch, data=request.data, partial=True, context=self.get_serializer_context())
+        serializer = BatchChangeSerializer(
+            batch, data=request.data, partial=True, context=self.get_serializer_context()
+        )
         serializer.is_valid(raise_exception=True)
         _batch_write(batch, dict(serializer.validated_data))
         return Response(BatchSerializer(self._get_batch(pk), context=self.get_serializer_context()).data)

@@ -12,7 +12,7 @@ import tempfile
 from pathlib import Path
 
 from django.db.models import Count, Q
-from drf_spectacular.utils import OpenApiExample, OpenApiParameter, OpenApiResponse, extend_schema
+from drf_spectacular.utils import OpenApiExample, OpenApiResponse, extend_schema
 from rest_framework import serializers, status, viewsets
 from rest_framework.parsers import FormParser, MultiPartParser
 from rest_framework.response import Response
@@ -21,10 +21,11 @@ from annotation.api import filters
 from annotation.api.errors import ApiError, ApiErrorsMixin, invalid, not_found
 from annotation.api.pagination import Pages
 from annotation.api.permissions import IsResearcher
-from annotation.api.schema import ErrorSerializer, error_responses
+from annotation.api.schema import ErrorSerializer, ProblemSerializer, error_responses
 from annotation.io.imports import MAX_IGNORED_KEYS, ImportSummary, dialogues_import
 from annotation.io.records import InputError
 from annotation.models import Batch, Dialogue
+from core import api_query
 from core.problem_text import problem_message
 from core.upload_limits import UploadTooLarge, upload_refusal
 
@@ -69,26 +70,16 @@ class UploadSummarySerializer(serializers.Serializer):
     ignored_keys_more = serializers.IntegerField(min_value=0, help_text="keys left out beyond those listed")
 
 
-class ProblemSerializer(serializers.Serializer):
-    file = serializers.CharField()
-    line = serializers.IntegerField(allow_null=True)
-    path = serializers.CharField(help_text="JSON path in the line, e.g. $.context[0].speaker")
-    message = serializers.CharField(
-        help_text="what is wrong and what is accepted, in the site's language (Japanese; English with the "
-        "language cookie django_language=en)"
-    )
-
-
-class UploadErrorSerializer(ErrorSerializer):
-    problems = ProblemSerializer(many=True)
-    truncated = serializers.BooleanField(help_text="more problems were found than are listed")
+__all__ = ["ProblemSerializer"]  # the error body's problems ({path, message}, and file and line for a file's)
+_Q = api_query.Text(name="q", max_length=200, description="only dialogues whose id, user utterance or response "
+                    "contain this")  # fmt: skip
 
 
 _UPLOAD_REQUEST = {
     "multipart/form-data": {
         "type": "object",
         "properties": {
-            "file": {"type": "array", "items": {"type": "string", "format": "binary"},
+            "file": {"type": "array", "items": {"type": "string", "format": "binary"}, "minItems": 1,
                      "description": "one or more JSONL files, one dialogue per line: {id, user, response, context}"},
             "dry_run": {"type": "boolean", "default": False, "description": "validate only; store nothing"},
             "update": {"type": "boolean", "default": False,
@@ -102,6 +93,7 @@ _UPLOAD_REQUEST = {
                                                    "is a problem of its line"},
         },
         "required": ["file"],
+        "additionalProperties": False,
     }
 }  # fmt: skip
 _DIALOGUE_EXAMPLE = {
@@ -139,16 +131,14 @@ class BatchDialogueViewSet(ApiErrorsMixin, viewsets.GenericViewSet):
 
     @extend_schema(
         summary="A batch's dialogues in the seed A.3 input shape, with their rating counts (researchers)",
-        parameters=[
-            OpenApiParameter("q", str, description="only dialogues whose id, user utterance or response contain this"),
-        ],
-        responses={200: DialogueSerializer(many=True), **error_responses(404)},
+        parameters=api_query.parameters(_Q),
+        responses={200: DialogueSerializer(many=True), **error_responses(400, 404)},
         examples=[OpenApiExample("dialogue", value=_DIALOGUE_EXAMPLE, response_only=True)],
     )
     def list(self, request, pk: int):
         batch = self._batch(pk)
         rows = Dialogue.objects.filter(batch=batch).annotate(n_ratings=Count("annotations")).order_by("pk")
-        if query := (request.query_params.get("q") or "").strip():
+        if query := (filters.read_one(request.query_params, _Q) or "").strip():
             rows = rows.filter(
                 Q(external_id__icontains=query) | Q(user_text__icontains=query) | Q(response_text__icontains=query)
             )
@@ -161,7 +151,8 @@ class BatchDialogueViewSet(ApiErrorsMixin, viewsets.GenericViewSet):
         responses={
             201: OpenApiResponse(UploadSummarySerializer, description="dialogues were stored"),
             200: OpenApiResponse(UploadSummarySerializer, description="a dry run, or nothing new to store"),
-            400: OpenApiResponse(UploadErrorSerializer, description="located problems; nothing was stored",
+            400: OpenApiResponse(ErrorSerializer, description="located problems, each with its file and line (or a "
+                                 "bad option); nothing was stored",
                                  examples=[OpenApiExample("problems", value=_PROBLEMS_EXAMPLE)]),
             413: OpenApiResponse(ErrorSerializer, description="the files are over UPLOAD_MAX_BYTES_DIALOGUES "
                                  "(together); refused before they were read, nothing was stored"),
@@ -181,7 +172,7 @@ class BatchDialogueViewSet(ApiErrorsMixin, viewsets.GenericViewSet):
             raise invalid(unknown[0], f"not a field this accepts; accepted: file, {', '.join(UPLOAD_FLAGS)}")
         if not uploads:
             raise invalid("file", "attach the dialogues as multipart field 'file' (JSONL, seed A.3 input)")
-        options = {name: filters.boolean(request.data.get(name, ""), name) for name in UPLOAD_FLAGS}
+        options = {name: filters.form_flag(request.data, name) for name in UPLOAD_FLAGS}
         summary = dialogues_upload_import(uploads, batch_name=batch.name, **options)
         ignored = list(summary.ignored_keys.items())
         body = {"batch": batch.pk, "created": summary.created, "updated": summary.updated,

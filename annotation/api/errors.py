@@ -65,8 +65,10 @@ def api_exception_handler(exc, context):
         detail = response.data.get("detail", response.data) if isinstance(response.data, dict) else response.data
         body = {"success": False, "error": str(detail)}
         if isinstance(exc, ApiError):
-            if exc.field:
+            if exc.field:  # "field: message", as a validation error reads; the problem holds the message
                 body["field"] = exc.field
+                body["errors"] = [{"field": exc.field, "message": str(detail).removeprefix(f"{exc.field}: ")}]
+                body["error"] = _text(body["errors"][0])
             body.update(exc.extra)
     body["detail"] = body["error"]
     if "problems" not in body:  # an upload's located problems ({file, line, path, message}) stay as they are

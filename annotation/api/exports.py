@@ -10,21 +10,34 @@ an unknown batch is a 404 and a bad ``include_llm`` a 400, JSON like the rest of
 from __future__ import annotations
 
 from drf_spectacular.types import OpenApiTypes
-from drf_spectacular.utils import OpenApiParameter, OpenApiResponse, extend_schema
+from drf_spectacular.utils import OpenApiResponse, extend_schema
 from rest_framework.views import APIView
 
-from annotation.api.errors import ApiErrorsMixin, invalid, not_found
+from annotation.api import filters
+from annotation.api.errors import ApiErrorsMixin, not_found
 from annotation.api.permissions import IsResearcher
 from annotation.api.schema import error_responses
 from annotation.io import downloads
 from annotation.models import Batch
+from core import api_query
 from core.api_files import AnyAccept, attachment
 
 MEDIA_TYPES = {"jsonl": downloads.JSONL_CONTENT_TYPE, "csv": downloads.CSV_CONTENT_TYPE}
 _SCHEMA_MEDIA = {"jsonl": "application/x-ndjson", "csv": "text/csv"}
-_INCLUDE_LLM = OpenApiParameter(
-    "include_llm", str, enum=["0", "1"], description="1: the LLM raters' ratings count in the merge (default 0)"
-)
+
+
+class _IncludeLlm(api_query.Choice):
+    def parse(self, text: str) -> bool:
+        try:
+            return downloads.include_llm(text)  # its message says what 0 and 1 mean
+        except downloads.BadQuery as exc:
+            raise self.refuse(str(exc)) from None
+
+
+_INCLUDE_LLM = _IncludeLlm(
+    name="include_llm", choices=("0", "1"), default="0",
+    description="1: the LLM raters' ratings count in the merge (default 0)",
+)  # fmt: skip
 
 
 def _batch(pk: int) -> Batch:
@@ -47,7 +60,7 @@ def _documented(summary: str, file_format: str, *, part: str):
         description=f"Streamed as an attachment (pilot-01-{part}.{file_format}); the dashboard's download of the same "
         "batch is the same bytes." + (" CSV: UTF-8 with a BOM, CRLF, formula-like texts neutralised." if
                                       file_format == "csv" else " One JSON object per line, UTF-8."),
-        parameters=[_INCLUDE_LLM] if merged else [],
+        parameters=api_query.parameters(_INCLUDE_LLM) if merged else [],
         responses={
             (200, _SCHEMA_MEDIA[file_format]): OpenApiResponse(OpenApiTypes.STR, description="the file"),
             **(error_responses(400, 404) if merged else error_responses(404)),
@@ -77,10 +90,7 @@ class MergedExport(_Export):
 
     def get(self, request, pk: int):
         batch = _batch(pk)
-        try:
-            with_llm = downloads.include_llm(request.query_params.get("include_llm"))
-        except downloads.BadQuery as exc:
-            raise invalid(exc.name, str(exc)) from None
+        with_llm = filters.read_one(request.query_params, _INCLUDE_LLM) in (True, "1")
         result = downloads.merged(batch, with_llm)
         if result is None:
             raise not_found(f"batch {batch.name} has no ratings yet, so it has no consensus")

@@ -9,13 +9,13 @@ may read.
 from __future__ import annotations
 
 from django.db.models import Q
-from drf_spectacular.utils import OpenApiExample, OpenApiParameter, extend_schema
+from drf_spectacular.utils import OpenApiExample, extend_schema
 from rest_framework import serializers, viewsets
 from rest_framework.exceptions import PermissionDenied
 from rest_framework.response import Response
 
 from annotation.api import filters
-from annotation.api.errors import ApiErrorsMixin, invalid, not_found
+from annotation.api.errors import ApiErrorsMixin, conflict, invalid, not_found
 from annotation.api.pagination import Pages
 from annotation.api.permissions import IsResearcher
 from annotation.api.schema import error_responses
@@ -23,11 +23,23 @@ from annotation.api.strict import StrictFieldsMixin
 from annotation.models import QualityFlag
 from annotation.review.flags import can_review_flags, flags_review
 from annotation.review.services import ReviewError
+from core import api_query
 from core.api_parsers import StrictJSONParser
+from core.api_schema import NOT_BLANK_TEXT
 
 
 class FlagSerializer(StrictFieldsMixin, serializers.ModelSerializer):
-    """A quality flag; ``status`` and ``review_note`` are what a review changes."""
+    """A quality flag; ``status`` and ``review_note`` are what a review changes (a dismissal needs a note)."""
+
+    # A review names one of them at least; dismissing needs a note that is not blank. (A pattern, not an enum: the
+    # schema generator would name an enum of two statuses after the field and the three.)
+    schema_extra = {
+        "minProperties": 1,
+        "anyOf": [
+            {"properties": {"status": {"pattern": "^(?:open|accepted)$"}}},
+            {"required": ["review_note"], "properties": {"review_note": {"pattern": NOT_BLANK_TEXT}}},
+        ],
+    }
 
     batch = serializers.SerializerMethodField(help_text="the batch of its report or dialogue")
     annotator = serializers.CharField(source="annotator.username", allow_null=True, default=None, read_only=True)
@@ -48,6 +60,12 @@ class FlagSerializer(StrictFieldsMixin, serializers.ModelSerializer):
         return flag.dialogue.batch_id if flag.dialogue_id is not None else None
 
 
+_FILTERS = (
+    api_query.Choice(name="status", choices=tuple(QualityFlag.Status.values)),
+    api_query.Choice(name="source", choices=tuple(QualityFlag.Source.values)),
+    filters.BATCH_PARAM,
+    filters.ANNOTATOR_PARAM,
+)
 _FLAG_EXAMPLE = {
     "id": 77, "source": "outlier", "kind": "annotator_bias", "batch": 3, "report": 12, "annotator": "ann_004",
     "dialogue": None, "annotation": None, "axis": "social", "statistic": 1.42, "threshold": 1.0,
@@ -75,24 +93,19 @@ class FlagViewSet(ApiErrorsMixin, viewsets.GenericViewSet):
 
     @extend_schema(
         summary="Quality flags, newest first (researchers)",
-        parameters=[
-            OpenApiParameter("status", str, enum=[*QualityFlag.Status.values]),
-            OpenApiParameter("source", str, enum=[*QualityFlag.Source.values]),
-            filters.BATCH,
-            filters.ANNOTATOR,
-        ],
-        responses={200: FlagSerializer(many=True), **error_responses(400)},
+        parameters=api_query.parameters(*_FILTERS),
+        responses={200: FlagSerializer(many=True), **error_responses(400, 404)},
         examples=[OpenApiExample("flag", value=_FLAG_EXAMPLE, response_only=True)],
     )
     def list(self, request):
-        params, rows = request.query_params, self.get_queryset()
-        if (wanted := filters.choice(params, "status", QualityFlag.Status.values)) is not None:
-            rows = rows.filter(status=wanted)
-        if (source := filters.choice(params, "source", QualityFlag.Source.values)) is not None:
-            rows = rows.filter(source=source)
-        if (batch := filters.batch_id(params)) is not None:
+        given, rows = filters.read(request.query_params, *_FILTERS), self.get_queryset()
+        if given["status"] is not None:
+            rows = rows.filter(status=given["status"])
+        if given["source"] is not None:
+            rows = rows.filter(source=given["source"])
+        if (batch := filters.check_batch(given["batch"])) is not None:
             rows = rows.filter(Q(report__batch_id=batch) | Q(dialogue__batch_id=batch))
-        if (annotator := filters.username(params)) is not None:
+        if (annotator := filters.check_username(given["annotator"])) is not None:
             rows = rows.filter(annotator__username=annotator)
         page = self.paginate_queryset(rows)
         return self.get_paginated_response(FlagSerializer(page, many=True).data)
@@ -100,7 +113,7 @@ class FlagViewSet(ApiErrorsMixin, viewsets.GenericViewSet):
     @extend_schema(
         summary="Review a flag (researchers): accept, dismiss or reopen it, with a note",
         request=FlagSerializer,
-        responses={200: FlagSerializer, **error_responses(400, 403, 404)},
+        responses={200: FlagSerializer, **error_responses(400, 403, 404, 409)},
         examples=[
             OpenApiExample("accept", request_only=True,
                            value={"status": "accepted", "review_note": "本人に確認済み。ガイドライン再読を依頼。"}),
@@ -122,6 +135,8 @@ class FlagViewSet(ApiErrorsMixin, viewsets.GenericViewSet):
             raise invalid("status", "give the new status (accepted, dismissed or open) and/or a review_note")
         status = changes.get("status", flag.status)
         note = changes.get("review_note", flag.review_note if "status" not in changes else "")
+        if "status" not in changes and status == QualityFlag.Status.DISMISSED and not note.strip():
+            raise conflict("the flag is dismissed, and a dismissal needs a note: give one, or a new status")
         try:
             flags_review(flags=[flag], status=status, note=note, user=request.user)
         except ReviewError as exc:

@@ -18,6 +18,7 @@ from annotation.api.strict import StrictFieldsMixin
 from annotation.collection.queue import assignment_next, assignment_skip, batch_get
 from annotation.collection.training import QUALIFICATION_EXPIRED_MESSAGE
 from annotation.models import Assignment, Batch
+from core.api_parsers import StrictJSONParser
 
 
 class NextDialogueSerializer(serializers.Serializer):
@@ -72,6 +73,7 @@ class QueueViewSet(ApiErrorsMixin, viewsets.GenericViewSet):
     qualification has expired, only the open reservation: nothing new is reserved)."""
 
     permission_classes = [IsAnnotator, IsQualifiedOrFinishing]
+    parser_classes = [StrictJSONParser]
     serializer_class = NextItemSerializer
     queryset = Assignment.objects.none()
 

@@ -8,7 +8,7 @@ axis marked under ``adjudicated``.
 
 from __future__ import annotations
 
-from drf_spectacular.utils import OpenApiExample, OpenApiParameter, extend_schema
+from drf_spectacular.utils import OpenApiExample, extend_schema
 from rest_framework import serializers, status, viewsets
 from rest_framework.response import Response
 
@@ -25,6 +25,7 @@ from annotation.axes import AXES
 from annotation.job_handlers import AGREEMENT_REPORT, MAX_N_BOOT
 from annotation.models import AgreementReport, Annotation, Batch
 from annotation.review.selectors import batch_consensus
+from core import api_query
 from core.api_fields import StrictIntegerField
 from core.api_parsers import StrictJSONParser
 from core.services import job_enqueue
@@ -88,6 +89,10 @@ _CONSENSUS_EXAMPLE = {
 }  # fmt: skip
 
 
+_METHOD = api_query.Choice(name="method", choices=tuple(METHODS), default="weighted_average",
+                           description="how the ratings of an item are merged")  # fmt: skip
+
+
 def _batch(pk: int) -> Batch:
     batch = Batch.objects.filter(pk=pk).first()
     if batch is None:
@@ -112,7 +117,7 @@ class ReportViewSet(ApiErrorsMixin, viewsets.GenericViewSet):
     @extend_schema(
         summary="Stored agreement reports, newest first (researchers)",
         parameters=[filters.BATCH],
-        responses={200: ReportSerializer(many=True), **error_responses(400)},
+        responses={200: ReportSerializer(many=True), **error_responses(400, 404)},
         examples=[OpenApiExample("report", value=_REPORT_EXAMPLE, response_only=True)],
     )
     def list(self, request):
@@ -157,13 +162,13 @@ class ReportViewSet(ApiErrorsMixin, viewsets.GenericViewSet):
 
     @extend_schema(
         summary="A batch's consensus and rejected items, adjudications applied (researchers)",
-        parameters=[OpenApiParameter("method", str, enum=[*METHODS], description="default weighted_average")],
+        parameters=api_query.parameters(_METHOD),
         responses={200: ConsensusSerializer, **error_responses(400, 404)},
         examples=[OpenApiExample("consensus", value=_CONSENSUS_EXAMPLE, response_only=True)],
     )
     def consensus(self, request, pk: int):
         batch = _batch(pk)
-        method = filters.choice(request.query_params, "method", METHODS) or "weighted_average"
+        method = filters.read_one(request.query_params, _METHOD)
         merged = batch_consensus(batch, method=method)
         if merged is None:
             raise not_found(f"batch {batch.name} has no ratings yet, so it has no consensus")

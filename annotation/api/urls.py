@@ -1,6 +1,7 @@
 """The annotation REST API under /api/v1/annotation/ (issue #16); every route is in the OpenAPI schema."""
 
 from django.urls import path
+from rest_framework.parsers import MultiPartParser
 
 from annotation.api import exports
 from annotation.api.annotations import AnnotationViewSet
@@ -11,14 +12,16 @@ from annotation.api.imports import RatingsImportViewSet
 from annotation.api.jobs import JobViewSet
 from annotation.api.queue import QueueViewSet
 from annotation.api.reports import ReportViewSet
+from core.api_parsers import StrictJSONParser
 
 app_name = "annotation-api"
 LIST_CREATE = {"get": "list", "post": "create"}
 READ_CHANGE = {"get": "retrieve", "patch": "partial_update"}
+JSON = [StrictJSONParser]  # a change is a JSON body; only a batch created with its files is multipart
 
 urlpatterns = [
-    path("batches/", BatchViewSet.as_view(LIST_CREATE), name="batches"),
-    path("batches/<id:pk>/", BatchViewSet.as_view(READ_CHANGE), name="batch"),
+    path("batches/", BatchViewSet.as_view(LIST_CREATE, parser_classes=[*JSON, MultiPartParser]), name="batches"),
+    path("batches/<id:pk>/", BatchViewSet.as_view(READ_CHANGE, parser_classes=JSON), name="batch"),
     path("batches/<id:pk>/dialogues/", BatchDialogueViewSet.as_view(LIST_CREATE), name="batch-dialogues"),
     path("batches/<id:pk>/next/", QueueViewSet.as_view({"post": "next"}), name="batch-next"),
     path("batches/<id:pk>/reports/", ReportViewSet.as_view({"post": "create"}), name="batch-reports"),

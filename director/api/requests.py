@@ -1,4 +1,4 @@
-"""The bodies and filters of the Director's API, checked strictly (pure): unknown fields and wrong types are refused.
+"""The bodies of the Director's API, checked strictly (pure): unknown fields, wrong types and null are refused.
 
 ``RequestError`` names the field (a JSON path such as ``history[2].speaker``) and what is accepted: its
 ``message`` in English, ``translated(gettext)`` in the reader's language (the view's). Its templates are
@@ -9,10 +9,9 @@ their parameters (field names, accepted values, limits) are never translated.
 from __future__ import annotations
 
 import json
-from collections.abc import Mapping
-from datetime import datetime
+from collections.abc import Collection, Mapping
 
-from core.query_params import RANGE, parse_id
+from core.query_params import RANGE
 
 STATUSES = ("PASS", "WARN", "RETRY", "MODIFY")
 LANGUAGES = ("ja", "en")
@@ -38,8 +37,9 @@ HISTORY_LINES = gettext_noop("at most %(limit)s lines")
 HISTORY_LINE = gettext_noop('expected {"speaker", "text"}')
 SPEAKERS = gettext_noop('expected two character names, e.g. ["yana", "ayu"]')
 EXPECTED_TURN = gettext_noop("expected the session's turn as a whole number ≥ 0")
-SESSION_ID = gettext_noop("expected a session id (a whole number of at most 18 digits)")
-SINCE = gettext_noop("expected an ISO 8601 time such as 2026-11-26T09:00:00Z")
+CHARACTER_IDS = gettext_noop("expected two different character ids from %(choices)s")
+UNKNOWN_SPEAKER = gettext_noop("unknown speaker %(speaker)s; known: %(known)s")
+MAX_TURN = 2**63 - 1  # the largest integer a JSON body may hold (core.json_strict)
 
 
 class RequestError(ValueError):
@@ -69,9 +69,7 @@ def shown_value(value: object, limit: int = 40) -> str:
 
 
 def _object(body: object, fields: tuple[str, ...]) -> dict:
-    if body is None:
-        body = {}
-    if not isinstance(body, dict):
+    if not isinstance(body, dict):  # a JSON null too (no body at all reads as {})
         raise RequestError("$", NOT_AN_OBJECT)
     for key in body:
         if key not in fields:
@@ -94,6 +92,27 @@ def _text(body: dict, key: str, *, required: bool = False, default: str = "", li
     return value
 
 
+def _whole(value: object) -> int | None:
+    """``value`` as a whole number (``3`` or ``3.0``, as JSON Schema reads an integer), else None."""
+    if isinstance(value, bool):
+        return None
+    if isinstance(value, float) and value.is_integer():
+        return int(value)
+    return value if isinstance(value, int) else None
+
+
+def _speaker(body: dict, key: str, characters: Mapping[str, Collection[str]], *, required: bool) -> str | None:
+    """A character's id or one of its names, exactly as the character files spell them (``characters``: the names
+    of each id)."""
+    if key not in body and not required:
+        return None
+    value = _text(body, key, required=True, limit=50)
+    if value not in characters and not any(value in names for names in characters.values()):
+        known = ", ".join(f"{key} ({', '.join(names)})" if names else key for key, names in characters.items())
+        raise RequestError(key, UNKNOWN_SPEAKER, speaker=repr(value), known=known)
+    return value
+
+
 def _flag(body: dict, key: str, default: bool) -> bool:
     value = body.get(key, default)
     if not isinstance(value, bool):
@@ -108,8 +127,9 @@ def _choice(body: dict, key: str, choices: tuple[str, ...], default: str) -> str
     return value
 
 
-def parse_check(body: object) -> dict:
-    """``{text, speaker, history: [(speaker, text)], scene, llm, language}`` of ``POST /api/director/check``."""
+def parse_check(body: object, *, characters: Mapping[str, Collection[str]]) -> dict:
+    """``{text, speaker, history: [(speaker, text)], scene, llm, language}`` of ``POST /api/director/check``;
+    ``characters``: the names of each character id (a speaker is one of them, or an id)."""
     body = _object(body, ("text", "speaker", "history", "scene", "llm", "language"))
     history = body.get("history", [])
     if not isinstance(history, list):
@@ -122,12 +142,12 @@ def parse_check(body: object) -> dict:
         if not isinstance(line, dict) or set(line) - {"speaker", "text"}:
             raise RequestError(where, HISTORY_LINE)
         try:
-            lines.append((_text(line, "speaker", required=True, limit=50), _text(line, "text", required=True)))
+            lines.append((_speaker(line, "speaker", characters, required=True), _text(line, "text", required=True)))
         except RequestError as exc:
             raise exc.within(where) from None
     return {
         "text": _text(body, "text", required=True),
-        "speaker": _text(body, "speaker", required=True, limit=50),
+        "speaker": _speaker(body, "speaker", characters, required=True),
         "history": lines,
         "scene": _text(body, "scene"),
         "llm": _flag(body, "llm", False),
@@ -135,14 +155,17 @@ def parse_check(body: object) -> dict:
     }
 
 
-def parse_session(body: object) -> dict:
+def parse_session(body: object, *, characters: Collection[str]) -> dict:
+    """The body of ``POST /api/director/sessions``; ``characters``: the characters' ids (``speakers`` names two)."""
     body = _object(body, ("scene", "speakers", "title", "maxRetries", "llmReview", "model"))
     speakers = body.get("speakers", ["yana", "ayu"])
     if not (isinstance(speakers, list) and len(speakers) == 2 and all(isinstance(s, str) for s in speakers)):
         raise RequestError("speakers", SPEAKERS)
-    retries = body.get("maxRetries", 3)
-    if isinstance(retries, bool) or not isinstance(retries, int) or not 0 <= retries <= 10:
-        raise RequestError("maxRetries", RANGE, minimum=0, maximum=10, value=shown_value(retries))
+    if not set(speakers) <= set(characters) or speakers[0] == speakers[1]:
+        raise RequestError("speakers", CHARACTER_IDS, choices=", ".join(characters))
+    retries = _whole(body.get("maxRetries", 3))
+    if retries is None or not 0 <= retries <= 10:
+        raise RequestError("maxRetries", RANGE, minimum=0, maximum=10, value=shown_value(body.get("maxRetries")))
     return {
         "scene": _text(body, "scene", required=True),
         "speakers": speakers,
@@ -153,41 +176,15 @@ def parse_session(body: object) -> dict:
     }
 
 
-def parse_turn(body: object) -> dict:
+def parse_turn(body: object, *, characters: Mapping[str, Collection[str]]) -> dict:
+    """The body of ``POST /api/director/sessions/<id>/turns``: every field optional, none of them null."""
     body = _object(body, ("speaker", "text", "expectedTurn", "language"))
-    expected = body.get("expectedTurn")
-    if expected is not None and (isinstance(expected, bool) or not isinstance(expected, int) or expected < 0):
+    expected = _whole(body["expectedTurn"]) if "expectedTurn" in body else None
+    if "expectedTurn" in body and (expected is None or not 0 <= expected <= MAX_TURN):
         raise RequestError("expectedTurn", EXPECTED_TURN)
-    text = body.get("text")
-    if text is not None:
-        text = _text(body, "text", required=True)
     return {
-        "speaker": _text(body, "speaker", limit=50) or None,
-        "text": text,
+        "speaker": _speaker(body, "speaker", characters, required=False),
+        "text": _text(body, "text", required=True) if "text" in body else None,
         "expected_turn": expected,
         "language": _choice(body, "language", LANGUAGES, "ja"),
     }
-
-
-def parse_verdict_filters(query: Mapping[str, str]) -> dict:
-    """``?status=&rule=&speaker=&session=&since=`` of ``GET /api/director/verdicts``."""
-    filters: dict = {}
-    status = query.get("status")
-    if status:
-        if status not in STATUSES:
-            raise RequestError("status", ONE_OF, choices=", ".join(STATUSES))
-        filters["status"] = status
-    for key in ("rule", "speaker"):
-        if query.get(key):
-            filters[key] = query[key]
-    if query.get("session"):
-        session = parse_id(query["session"])
-        if session is None:
-            raise RequestError("session", SESSION_ID)
-        filters["session"] = session
-    if query.get("since"):
-        try:
-            filters["since"] = datetime.fromisoformat(query["since"].replace("Z", "+00:00"))
-        except ValueError:
-            raise RequestError("since", SINCE) from None
-    return filters

@@ -13,26 +13,34 @@ retry loop; ``GET verdicts`` lists stored verdicts, filtered and paginated. Erro
 from __future__ import annotations
 
 from django.db.models import Q
-from drf_spectacular.types import OpenApiTypes
-from drf_spectacular.utils import OpenApiParameter, extend_schema
+from drf_spectacular.utils import extend_schema
 from rest_framework import status
 from rest_framework.decorators import api_view, parser_classes, permission_classes
 from rest_framework.response import Response
 
+from core import api_query
 from core.api_pagination import StrictPageNumberPagination
 from core.api_parsers import StrictJSONParser
+from core.api_schema import error_responses
 from core.permissions import IsResearcher
 from director.api import refusals
 from director.api.refusals import refused
-from director.api.requests import RequestError, parse_check, parse_session, parse_turn, parse_verdict_filters
+from director.api.requests import RequestError, parse_check, parse_session, parse_turn
 from director.api.schemas import (
+    VERDICT_FILTERS,
+    CheckAnswerSerializer,
     DirectorCheckRequestSerializer,
     DirectorSessionRequestSerializer,
     DirectorTurnRequestSerializer,
+    SessionAnswerSerializer,
+    TurnAnswerSerializer,
+    VerdictPageSerializer,
+    character_ids,
 )
 from director.api.shapes import attempt_dict, session_dict, verdict_dict
 from director.models import DirectorSession, RetryVerdict, UtteranceAttempt
 from director.rules import UnknownCharacter
+from director.rules.ruleset import default_rule_set
 from director.sessions.services import (
     GenerationUnavailable,
     TurnConflict,
@@ -42,18 +50,15 @@ from director.sessions.services import (
     verdict_store,
 )
 
-_JSON = OpenApiTypes.OBJECT
-_ERRORS = {400: _JSON, 403: _JSON, 404: _JSON}
-
 
 @extend_schema(summary="Judge one line (hard rules, the history's WARNs, optionally the LLM review)",
-               request=DirectorCheckRequestSerializer, responses={200: _JSON, **_ERRORS})  # fmt: skip
+               request=DirectorCheckRequestSerializer, responses={200: CheckAnswerSerializer})  # fmt: skip
 @api_view(["POST"])
 @permission_classes([IsResearcher])
 @parser_classes([StrictJSONParser])
 def check(request):
     try:
-        data = parse_check(request.data)
+        data = parse_check(request.data, characters=default_rule_set().characters)
         evaluation = check_line(**data)
     except RequestError as exc:
         return refused(exc)
@@ -67,14 +72,16 @@ def check(request):
 
 
 @extend_schema(
-    summary="Create a Director session", request=DirectorSessionRequestSerializer, responses={201: _JSON, **_ERRORS}
+    summary="Create a Director session",
+    request=DirectorSessionRequestSerializer,
+    responses={201: SessionAnswerSerializer},
 )
 @api_view(["POST"])
 @permission_classes([IsResearcher])
 @parser_classes([StrictJSONParser])
 def sessions(request):
     try:
-        data = parse_session(request.data)
+        data = parse_session(request.data, characters=character_ids())
         session = session_create(**data, user=request.user)
     except RequestError as exc:
         return refused(exc)
@@ -85,7 +92,9 @@ def sessions(request):
     return Response({"success": True, "session": session_dict(session, [])}, status=201)
 
 
-@extend_schema(summary="A Director session with every turn's attempts and verdicts", responses={200: _JSON, **_ERRORS})
+@extend_schema(
+    summary="A Director session with every turn's attempts and verdicts", responses={200: SessionAnswerSerializer}
+)
 @api_view(["GET"])
 @permission_classes([IsResearcher])
 def session_detail(request, session_id: int):
@@ -97,7 +106,8 @@ def session_detail(request, session_id: int):
 
 
 @extend_schema(summary="Run one turn: generate (or judge the given text), regenerate on RETRY, store every attempt",
-               request=DirectorTurnRequestSerializer, responses={200: _JSON, 409: _JSON, **_ERRORS})  # fmt: skip
+               request=DirectorTurnRequestSerializer,
+               responses={200: TurnAnswerSerializer, **error_responses(409)})  # fmt: skip
 @api_view(["POST"])
 @permission_classes([IsResearcher])
 @parser_classes([StrictJSONParser])
@@ -106,7 +116,7 @@ def turns(request, session_id: int):
     if session is None:
         return refused(refusals.missing_session(session_id), status.HTTP_404_NOT_FOUND)
     try:
-        data = parse_turn(request.data)
+        data = parse_turn(request.data, characters=default_rule_set().characters)
         outcome = turn_run(session_id=session_id, **data)
     except RequestError as exc:
         return refused(exc)
@@ -144,37 +154,29 @@ class VerdictPages(StrictPageNumberPagination):
 
 @extend_schema(
     summary="Stored verdicts, newest first",
-    parameters=[
-        OpenApiParameter("status", str, enum=["PASS", "WARN", "RETRY", "MODIFY"]),
-        OpenApiParameter("rule", str, description="verdicts with a finding of this rule"),
-        OpenApiParameter("speaker", str, description="character id, e.g. ayu"),
-        OpenApiParameter("session", int),
-        OpenApiParameter("since", str, description="ISO 8601 time"),
-        OpenApiParameter("page", int),
-        OpenApiParameter("pageSize", int),
-    ],
-    responses={200: _JSON, **_ERRORS},
+    parameters=api_query.parameters(*VERDICT_FILTERS, *VerdictPages().query_params()),
+    responses={200: VerdictPageSerializer, **error_responses(404)},
 )
 @api_view(["GET"])
 @permission_classes([IsResearcher])
 def verdicts(request):
+    paginator = VerdictPages()
     try:
-        filters = parse_verdict_filters(request.query_params)
-    except RequestError as exc:
-        return refused(exc, query=True)
+        filters = api_query.read_query(request.query_params, *VERDICT_FILTERS, *paginator.query_params())
+    except api_query.QueryRefused as exc:
+        return refused(RequestError(exc.name, exc.template, **exc.params), query=True)
     rows = RetryVerdict.objects.order_by("-created_at", "-pk")
-    if "status" in filters:
+    if filters["status"] is not None:
         rows = rows.filter(status=filters["status"])
-    if "rule" in filters:
+    if filters["rule"] is not None:
         rows = rows.filter(rules__contains=[filters["rule"]]) if _json_contains() else rows.filter(
             Q(rules__icontains=f'"{filters["rule"]}"'))  # fmt: skip
-    if "speaker" in filters:
+    if filters["speaker"] is not None:
         rows = rows.filter(speaker=filters["speaker"])
-    if "session" in filters:
+    if filters["session"] is not None:
         rows = rows.filter(session_id=filters["session"])
-    if "since" in filters:
+    if filters["since"] is not None:
         rows = rows.filter(created_at__gte=filters["since"])
-    paginator = VerdictPages()
     page = paginator.paginate_queryset(rows, request)
     return paginator.get_paginated_response([verdict_dict(v) for v in page])
 

@@ -92,14 +92,11 @@ class Layer3Progress(APIView):
         summary="The latest Layer3 run of a batch as Server-Sent Events (seed 002 §5.1); 204 after its complete",
         description="Events `progress`, `error` and `complete`, each with an `id:` line: a client that reconnects "
         "with `Last-Event-ID` gets only what came after it.",
-        responses={
-            (200, "text/event-stream"): OpenApiTypes.STR,
-            204: None,
-            403: OpenApiTypes.OBJECT,
-            404: OpenApiTypes.OBJECT,
-        },
+        responses={(200, "text/event-stream"): OpenApiTypes.STR, 204: None},
     )
     def get(self, request, batch_id: str):
+        if "\x00" in batch_id:  # no name holds one (and PostgreSQL could not compare it)
+            return JsonResponse({"success": False, "error": f"no batch named {batch_id!r}"}, status=404)
         try:
             batch = batch_get(batch_id)
         except BatchNotFound as exc:

@@ -9,6 +9,8 @@ never runs a different evaluation than the one asked for. Beside the seed's fiel
 
 from __future__ import annotations
 
+import re
+
 from layer3.runs.options import CURRENCIES, JUDGES, EvaluationOptions
 
 BOOLEANS = (
@@ -44,13 +46,13 @@ def _type(value: object) -> str:
 
 
 MAX_MODEL_NAME = 200
+MODEL_NAME = re.compile(r"[\x20-\x7e]*[\x21-\x7e][\x20-\x7e]*")  # printable ASCII, not only spaces
+MAX_BUDGET = 10**12
 
 
 def parse_evaluate_request(body: object, *, default_model: str) -> EvaluationOptions:
     """``EvaluationOptions`` from the JSON body; ``RequestError`` names the first bad field."""
-    if body is None:
-        body = {}
-    if not isinstance(body, dict):
+    if not isinstance(body, dict):  # null too (no body at all reads as {})
         raise RequestError("$", f"expected a JSON object of EvaluateLayer3Request fields, got {_type(body)}")
     for key in body:
         if key not in FIELDS:
@@ -61,21 +63,21 @@ def parse_evaluate_request(body: object, *, default_model: str) -> EvaluationOpt
     model = body.get("llmModel", default_model)
     if not isinstance(model, str):
         raise RequestError("llmModel", f"expected a string (a model name), got {_type(model)}")
-    if ("llmModel" in body and not model.strip()) or len(model) > MAX_MODEL_NAME or not model.isprintable():
+    if "llmModel" in body and (len(model) > MAX_MODEL_NAME or not MODEL_NAME.fullmatch(model)):
         raise RequestError(
-            "llmModel", f"expected a model name: 1 to {MAX_MODEL_NAME} printable characters, e.g. gpt-4o-mini"
+            "llmModel", f"expected a model name: 1 to {MAX_MODEL_NAME} printable ASCII characters, e.g. gpt-4o-mini"
         )
     configs = body.get("modelConfigs", [])
-    if configs is None:
-        configs = []
-    if not isinstance(configs, list) or not all(isinstance(c, str) and c for c in configs):
+    if not isinstance(configs, list) or not all(isinstance(c, str) and c.strip() for c in configs):
         raise RequestError("modelConfigs", 'expected a list of model configuration names, e.g. ["A", "B"]')
     judge = body.get("judge", "llm" if body.get("useLLMJudge") else "none")
     if judge not in JUDGES:
         raise RequestError("judge", f"expected one of {', '.join(JUDGES)}, got {judge!r}")
     budget = body.get("budget")
-    if budget is not None and (isinstance(budget, bool) or not isinstance(budget, (int, float)) or budget < 0):
-        raise RequestError("budget", f"expected a number ≥ 0 (in budgetCurrency), got {budget!r}")
+    if budget is not None and (
+        isinstance(budget, bool) or not isinstance(budget, (int, float)) or not 0 <= budget <= MAX_BUDGET
+    ):
+        raise RequestError("budget", f"expected a number from 0 to {MAX_BUDGET} (in budgetCurrency), got {budget!r}")
     currency = body.get("budgetCurrency", "JPY")
     if currency not in CURRENCIES:
         raise RequestError("budgetCurrency", f"expected one of {', '.join(CURRENCIES)}, got {currency!r}")

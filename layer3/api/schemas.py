@@ -1,13 +1,16 @@
-"""The body of ``POST .../evaluate-layer3`` as the OpenAPI schema documents it (documentation only).
+"""The bodies of the Layer3 API as the OpenAPI schema documents them (documentation only).
 
-``layer3.api.requests`` parses the body strictly; this serializer gives the schema its fields and defaults.
+``layer3.api.requests`` parses the body of ``evaluate-layer3`` strictly; this serializer gives the schema its
+fields, bounds and defaults. ``BATCH_UPLOAD_REQUEST`` is the multipart form of ``POST batch/``.
 """
 
 from __future__ import annotations
 
+from django.core.validators import RegexValidator
+from drf_spectacular.utils import extend_schema_field
 from rest_framework import serializers
 
-from layer3.api.requests import MAX_MODEL_NAME
+from layer3.api.requests import MAX_BUDGET, MAX_MODEL_NAME, MODEL_NAME
 from layer3.runs.options import CURRENCIES, JUDGES
 
 
@@ -23,11 +26,143 @@ class EvaluateLayer3RequestSerializer(serializers.Serializer):
     forceReEvaluate = serializers.BooleanField(required=False, default=False)
     refreshJudge = serializers.BooleanField(required=False, default=False)
     llmModel = serializers.CharField(
-        required=False, max_length=MAX_MODEL_NAME, help_text="the judge's model; default the setting"
-    )
+        required=False, max_length=MAX_MODEL_NAME, validators=[RegexValidator(f"^{MODEL_NAME.pattern}$")],
+        help_text="the judge's model (printable ASCII, e.g. gpt-4o-mini); default the setting LLM_MODEL",
+    )  # fmt: skip
     modelConfigs = serializers.ListField(
         child=serializers.CharField(), required=False, help_text="only these model configurations; default all"
     )
     judge = serializers.ChoiceField(choices=JUDGES, required=False, help_text="none, baseline or llm")
-    budget = serializers.FloatField(required=False, min_value=0, allow_null=True, help_text="in budgetCurrency")
+    budget = serializers.FloatField(
+        required=False, min_value=0, max_value=MAX_BUDGET, allow_null=True, help_text="in budgetCurrency"
+    )
     budgetCurrency = serializers.ChoiceField(choices=CURRENCIES, required=False, default="JPY")
+
+
+BATCH_UPLOAD_FIELDS = ("name", "experimentId", "file", "widgetCatalogue")
+BATCH_UPLOAD_REQUEST = {
+    "type": "object",
+    "properties": {
+        "name": {"type": "string", "format": "layer3-batch-name", "minLength": 1, "maxLength": 100,
+                 "description": "the batch name: 1 to 100 printable characters (no control or format characters, "
+                 "no / or \\\\, not only dots, not only digits)"},
+        "experimentId": {"type": "string", "format": "printable", "maxLength": 100,
+                         "description": "printable characters (no control or format characters); default none"},
+        "file": {"type": "string", "format": "binary", "description": "trial-log JSONL"},
+        "widgetCatalogue": {
+            "type": "string",
+            "format": "binary",
+            "description": "the widget types the generator could choose from (JSON array or one per line); "
+            "default: the site's catalogue",
+        },
+    },
+    "required": ["name", "file"],
+    "additionalProperties": False,
+}  # fmt: skip
+
+
+# --- the answers (documentation: the views write the dicts) ----------------------------------------------------
+
+
+@extend_schema_field({"type": "boolean", "enum": [True]})
+class TrueField(serializers.BooleanField):
+    pass
+
+
+class RunLinksSerializer(serializers.Serializer):
+    job = serializers.CharField(allow_null=True, help_text="the run's job page")
+    progress = serializers.CharField(help_text="the batch's progress stream (Server-Sent Events)")
+    results = serializers.CharField(help_text="the batch's results")
+
+
+class QueuedRunSerializer(serializers.Serializer):
+    batchId = serializers.CharField()
+    batchName = serializers.CharField()
+    runId = serializers.IntegerField()
+    status = serializers.CharField()
+    totalTargets = serializers.IntegerField()
+    skippedCount = serializers.IntegerField()
+    evaluatedCount = serializers.IntegerField(allow_null=True, help_text="null until the run ends")
+    errorCount = serializers.IntegerField(allow_null=True, help_text="null until the run ends")
+    elapsedMs = serializers.IntegerField(allow_null=True, help_text="null until the run ends")
+    plan = serializers.DictField(help_text="per metric block: compute, keep, replace, retry")
+    warnings = serializers.ListField(child=serializers.JSONField())
+    options = serializers.DictField(help_text="the request as run, with its defaults")
+
+
+class EvaluateAnswerSerializer(serializers.Serializer):
+    success = TrueField()
+    data = QueuedRunSerializer()
+    jobId = serializers.CharField()
+    runId = serializers.IntegerField()
+    links = RunLinksSerializer()
+
+
+class ModelResultsSerializer(serializers.Serializer):
+    modelConfig = serializers.CharField()
+    trialCount = serializers.IntegerField()
+    judge = serializers.JSONField(allow_null=True, help_text="the judges of its figures")
+    layer3 = serializers.JSONField(allow_null=True, help_text="its BatchLayer3Results")
+
+
+class TrialMetricsSerializer(serializers.Serializer):
+    id = serializers.CharField()
+    modelConfig = serializers.CharField()
+    layer3Metrics = serializers.JSONField(allow_null=True, help_text="null: not evaluated yet")
+
+
+class ResultDetailsSerializer(serializers.Serializer):
+    count = serializers.IntegerField()
+    page = serializers.IntegerField()
+    pageSize = serializers.IntegerField()
+    results = TrialMetricsSerializer(many=True)
+
+
+class EvaluationSummarySerializer(serializers.Serializer):
+    totalEvaluated = serializers.IntegerField()
+    totalUnevaluated = serializers.IntegerField()
+    avgEvaluationTimeMs = serializers.FloatField(allow_null=True)
+
+
+class ResultsSerializer(serializers.Serializer):
+    batchId = serializers.CharField()
+    batchName = serializers.CharField()
+    experimentId = serializers.CharField()
+    evaluatedAt = serializers.CharField(allow_null=True, help_text="null: not evaluated yet")
+    overall = serializers.JSONField(allow_null=True, help_text="BatchLayer3Results (null: not evaluated yet)")
+    byModel = ModelResultsSerializer(many=True)
+    summary = EvaluationSummarySerializer()
+    details = ResultDetailsSerializer(required=False, help_text="with includeDetails=true")
+
+
+class ResultsAnswerSerializer(serializers.Serializer):
+    success = TrueField()
+    data = ResultsSerializer()
+
+
+class StatisticsSummarySerializer(serializers.Serializer):
+    layer3 = serializers.JSONField(allow_null=True, help_text="family, familySize, adjustedAlpha, ... (null: no tests)")
+
+
+class StatisticsAnswerSerializer(serializers.Serializer):
+    layer3Comparisons = serializers.ListField(child=serializers.DictField())
+    summary = StatisticsSummarySerializer()
+
+
+class CalibrationAnswerSerializer(serializers.Serializer):
+    batchId = serializers.CharField()
+    batchName = serializers.CharField()
+    audits = serializers.ListField(child=serializers.DictField(), help_text="one report per judge audit, newest first")
+
+
+class UploadedSerializer(serializers.Serializer):
+    batchId = serializers.CharField(allow_null=True)
+    batchName = serializers.CharField()
+    id = serializers.IntegerField(allow_null=True)
+    created = serializers.IntegerField()
+    unchanged = serializers.IntegerField()
+
+
+class UploadAnswerSerializer(serializers.Serializer):
+    success = TrueField()
+    data = UploadedSerializer()

@@ -10,20 +10,21 @@ trial not evaluated yet). Trials are read from the database in chunks and writte
 from __future__ import annotations
 
 from drf_spectacular.types import OpenApiTypes
-from drf_spectacular.utils import OpenApiParameter, OpenApiResponse, extend_schema
+from drf_spectacular.utils import OpenApiResponse, extend_schema
 from rest_framework import status
 from rest_framework.views import APIView
 
+from core import api_query
 from core.api_files import AnyAccept, attachment
 from core.permissions import IsResearcher
+from layer3.api import query
 from layer3.api.errors import error_response as _error
+from layer3.api.errors import query_refused
 from layer3.exports.formats import MEDIA_TYPES, iter_csv, iter_ndjson, trials_filename
 from layer3.models import TrialLog
 from layer3.selectors import BatchNotFound, batch_get, trials_for_export
 
 JSONL_CONTENT_TYPE = "application/x-ndjson; charset=utf-8"
-_MODEL_CONFIG = OpenApiParameter("modelConfig", str, description="only this model config's trials")
-_JSON = OpenApiTypes.OBJECT
 
 
 class _TrialsExport(APIView):
@@ -33,15 +34,20 @@ class _TrialsExport(APIView):
 
     def get(self, request, batch_id: str):
         try:
-            batch = batch_get(batch_id)
+            batch = batch_get(batch_id) if "\x00" not in batch_id else None
         except BatchNotFound as exc:
             return _error(status.HTTP_404_NOT_FOUND, str(exc))
-        model_config = request.query_params.get("modelConfig") or None
+        if batch is None:  # no name holds a NUL character
+            return _error(status.HTTP_404_NOT_FOUND, f"no batch named {batch_id!r}")
+        try:
+            model_config = api_query.read_query(request.query_params, *query.TRIALS)["modelConfig"]
+        except api_query.QueryRefused as exc:
+            return query_refused(exc)
         if model_config is not None:
             known = sorted(set(TrialLog.objects.filter(batch=batch).values_list("model_config", flat=True)))
             if model_config not in known:
                 message = f"modelConfig: batch {batch.name} has no model config {model_config!r}; it has "
-                return _error(status.HTTP_400_BAD_REQUEST, message + (", ".join(known) or "none"), "modelConfig")
+                return _error(status.HTTP_404_NOT_FOUND, message + (", ".join(known) or "none"), "modelConfig")
         trials = trials_for_export(batch, model_config=model_config)
         name = trials_filename(batch.name, self.extension, model_config)
         if self.extension == ".csv":
@@ -60,11 +66,8 @@ def _documented(extension: str, media_type: str, what: str, detail: str):
         operation_id=f"layer3_export_trials_{extension.lstrip('.')}",
         summary=f"A batch's trials with their metrics as {what}, streamed (researchers)",
         description=_DESCRIPTION.format(ext=extension, what=detail),
-        parameters=[_MODEL_CONFIG],
-        responses={
-            (200, media_type): OpenApiResponse(OpenApiTypes.STR, description="the file"),
-            **dict.fromkeys((400, 401, 403, 404), _JSON),
-        },
+        parameters=api_query.parameters(*query.TRIALS),
+        responses={(200, media_type): OpenApiResponse(OpenApiTypes.STR, description="the file")},
     )
 
 

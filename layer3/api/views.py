@@ -3,8 +3,10 @@ and the judge calibration of a batch (issue 18).
 
 Researchers only (``IsResearcher``; annotators get 403, anonymous requests 401); ``batchId`` is the
 batch's id (all digits) or its name (never all digits: such names are refused at import). Bodies and
-answers use the seed's camelCase shapes; errors answer
-``{"success": false, "error": "...", "field"?: "..."}`` naming what was wrong and what is accepted.
+answers use the seed's camelCase shapes; errors answer the API's one shape
+``{"success": false, "error", "detail", "problems", "field"?}`` naming what was wrong and what is accepted:
+400 for a malformed request, 404 for a batch or model configuration that does not exist, 409 for a request the
+batch's state does not allow (a run in flight, no results yet, a family smaller than the tests performed).
 """
 
 from __future__ import annotations
@@ -15,23 +17,34 @@ from pathlib import Path
 from django.conf import settings
 from django.http import StreamingHttpResponse
 from django.urls import reverse
-from django.utils.translation import gettext
 from drf_spectacular.types import OpenApiTypes
-from drf_spectacular.utils import OpenApiParameter, extend_schema
+from drf_spectacular.utils import extend_schema
 from rest_framework import status
 from rest_framework.decorators import api_view, parser_classes, permission_classes
 from rest_framework.parsers import MultiPartParser
 from rest_framework.response import Response
 
+from core import api_query
 from core.api_parsers import StrictJSONParser
+from core.api_schema import error_responses
 from core.jsonl import InputError
 from core.permissions import IsResearcher
 from core.problem_text import problem_row
-from core.query_params import QueryParamError, whole_number
 from core.upload_limits import upload_refusal
+from layer3.api import query
 from layer3.api.errors import error_response as _error
+from layer3.api.errors import query_refused
 from layer3.api.requests import RequestError, parse_evaluate_request
-from layer3.api.schemas import EvaluateLayer3RequestSerializer
+from layer3.api.schemas import (
+    BATCH_UPLOAD_FIELDS,
+    BATCH_UPLOAD_REQUEST,
+    CalibrationAnswerSerializer,
+    EvaluateAnswerSerializer,
+    EvaluateLayer3RequestSerializer,
+    ResultsAnswerSerializer,
+    StatisticsAnswerSerializer,
+    UploadAnswerSerializer,
+)
 from layer3.exports.calibration_files import batch_calibration
 from layer3.exports.files import ExportError, export_file
 from layer3.io.imports import trials_import
@@ -44,34 +57,33 @@ from layer3.selectors import (
     evaluation_summary,
     results_document,
 )
-from layer3.statistics import CORRECTIONS, DEFAULT_FAMILY, parse_family
-
-MAX_PAGE_SIZE = 500
-MAX_PAGE = 10**9
 
 
 def _batch(batch_id: str):
+    if "\x00" in batch_id:  # no name holds one (and PostgreSQL could not compare it)
+        return None, _error(status.HTTP_404_NOT_FOUND, f"no batch named {batch_id!r}")
     try:
         return batch_get(batch_id), None
     except BatchNotFound as exc:
         return None, _error(status.HTTP_404_NOT_FOUND, str(exc))
 
 
-def _flag(request, name: str, default: bool = False) -> bool | None:
-    value = request.query_params.get(name)
-    if value is None:
-        return default
-    return {"true": True, "1": True, "false": False, "0": False}.get(value.lower())
-
-
-_JSON = OpenApiTypes.OBJECT
-_ERRORS = {400: _JSON, 403: _JSON, 404: _JSON}
+def _model_config_missing(batch, model_config: str | None):
+    """A 404 naming ``modelConfig`` when ``batch`` has no trials of that model configuration (else None)."""
+    if model_config is None or TrialLog.objects.filter(batch=batch, model_config=model_config).exists():
+        return None
+    known = sorted(set(TrialLog.objects.filter(batch=batch).values_list("model_config", flat=True)))
+    has = ", ".join(known) or "none"
+    message = f"modelConfig: batch {batch.name} has no model config {model_config!r}; it has {has}"
+    return _error(status.HTTP_404_NOT_FOUND, message, "modelConfig")
 
 
 @extend_schema(
     summary="Start a Layer3 evaluation of a batch (seed 002 §5.1); 202 with the job, 409 while one runs",
+    description="An LLM judge (judge llm, or useLLMJudge without judge) needs an endpoint (LLM_BASE_URL): without "
+    "one the request is refused (400, naming useLLMJudge). modelConfigs the batch has no trials of: 404.",
     request=EvaluateLayer3RequestSerializer,
-    responses={202: _JSON, 409: _JSON, **_ERRORS},
+    responses={202: EvaluateAnswerSerializer, **error_responses(404, 409)},
 )
 @api_view(["POST"])
 @permission_classes([IsResearcher])
@@ -87,8 +99,9 @@ def evaluate_layer3(request, batch_id: str):
     known = set(TrialLog.objects.filter(batch=batch).values_list("model_config", flat=True).distinct())
     unknown = [config for config in options.model_configs if config not in known]
     if unknown:
-        message = f"batch {batch.name} has no model config {', '.join(unknown)}; it has {', '.join(sorted(known))}"
-        return _error(status.HTTP_400_BAD_REQUEST, f"modelConfigs: {message}", "modelConfigs")
+        has = ", ".join(sorted(known)) or "none"
+        message = f"batch {batch.name} has no model config {', '.join(unknown)}; it has {has}"
+        return _error(status.HTTP_404_NOT_FOUND, f"modelConfigs: {message}", "modelConfigs")
     plan = run_plan(batch=batch, options=options)  # before the worker may start on it
     try:
         run = layer3_run_create(batch=batch, options=options, user=request.user, enqueue=True)
@@ -128,13 +141,8 @@ def evaluate_layer3(request, batch_id: str):
 
 @extend_schema(
     summary="A batch's Layer3 results overall and per model configuration (seed 002 §5.1)",
-    parameters=[
-        OpenApiParameter("modelConfig", str, description="one model configuration only"),
-        OpenApiParameter("includeDetails", bool, description="add each trial's stored metrics, paginated"),
-        OpenApiParameter("page", int, description="details page (from 1)"),
-        OpenApiParameter("pageSize", int, description=f"details per page (1 to {MAX_PAGE_SIZE}, default 100)"),
-    ],
-    responses={200: _JSON, **_ERRORS},
+    parameters=api_query.parameters(*query.RESULTS),
+    responses={200: ResultsAnswerSerializer, **error_responses(404)},
 )
 @api_view(["GET"])
 @permission_classes([IsResearcher])
@@ -142,12 +150,13 @@ def layer3_results(request, batch_id: str):
     batch, missing = _batch(batch_id)
     if missing:
         return missing
-    model_config = request.query_params.get("modelConfig") or None
-    include = _flag(request, "includeDetails")
-    if include is None:
-        return _error(400, "includeDetails: expected true or false", "includeDetails")
-    if model_config is not None and not TrialLog.objects.filter(batch=batch, model_config=model_config).exists():
-        return _error(400, f"modelConfig: batch {batch.name} has no model config {model_config!r}", "modelConfig")
+    try:
+        given = api_query.read_query(request.query_params, *query.RESULTS)
+    except api_query.QueryRefused as exc:
+        return query_refused(exc)
+    model_config = given["modelConfig"]
+    if (unknown := _model_config_missing(batch, model_config)) is not None:
+        return unknown
     document = results_document(batch, model_config=model_config)
     data = {
         "batchId": document["batchId"],
@@ -166,12 +175,8 @@ def layer3_results(request, batch_id: str):
         ],
         "summary": evaluation_summary(batch),
     }
-    if include:
-        try:
-            page = whole_number(request.query_params, "page", default=1, minimum=1, maximum=MAX_PAGE)
-            size = whole_number(request.query_params, "pageSize", default=100, minimum=1, maximum=MAX_PAGE_SIZE)
-        except QueryParamError as exc:
-            return _error(400, f"{exc.name}: {exc.translated(gettext)}", exc.name)
+    if given["includeDetails"]:
+        page, size = given["page"], given["pageSize"]
         trials = TrialLog.objects.filter(batch=batch)
         if model_config is not None:
             trials = trials.filter(model_config=model_config)
@@ -189,16 +194,8 @@ def layer3_results(request, batch_id: str):
 
 @extend_schema(
     summary="Pairwise statistical tests of the Layer3 metrics (seed 002 §5.2, §7)",
-    parameters=[
-        OpenApiParameter("correction", str, enum=list(CORRECTIONS), description="default bonferroni"),
-        OpenApiParameter(
-            "family",
-            str,
-            description="the multiple-comparison family: seed (default: 11 metrics × the pairs of model configs, "
-            "110 for A–E, seed 002 §7.2), tests-run (the tests performed), or a whole number (e.g. 210 across layers)",
-        ),
-    ],
-    responses={200: _JSON, **_ERRORS},
+    parameters=api_query.parameters(*query.STATISTICS),
+    responses={200: StatisticsAnswerSerializer, **error_responses(404, 409)},
 )
 @api_view(["GET"])
 @permission_classes([IsResearcher])
@@ -206,14 +203,14 @@ def statistics(request, batch_id: str):
     batch, missing = _batch(batch_id)
     if missing:
         return missing
-    correction = request.query_params.get("correction", "bonferroni")
-    if correction not in CORRECTIONS:
-        return _error(400, f"correction: expected one of {', '.join(CORRECTIONS)}", "correction")
     try:
-        family = parse_family(request.query_params.get("family", DEFAULT_FAMILY))
-        stats = results_document(batch, correction=correction, family=family)["statistics"]
-    except ValueError as exc:
-        return _error(400, f"family: {exc}", "family")
+        given = api_query.read_query(request.query_params, *query.STATISTICS)
+    except api_query.QueryRefused as exc:
+        return query_refused(exc)
+    try:
+        stats = results_document(batch, correction=given["correction"], family=given["family"])["statistics"]
+    except ValueError as exc:  # a family smaller than the tests this batch's data has
+        return _error(status.HTTP_409_CONFLICT, f"family: {exc}", "family")
     if stats is None:
         return Response({"layer3Comparisons": [], "summary": {"layer3": None}})
     return Response({"layer3Comparisons": stats["layer3Comparisons"], "summary": {"layer3": stats["summary"]}})
@@ -221,14 +218,8 @@ def statistics(request, batch_id: str):
 
 @extend_schema(
     summary="Download a batch's Layer3 results as JSON, CSV, Markdown or LaTeX (seed 002 §5.1)",
-    parameters=[
-        OpenApiParameter("format", str, enum=["json", "csv", "markdown", "latex"]),
-        OpenApiParameter("includeRawData", bool),
-        OpenApiParameter("modelConfig", str),
-        OpenApiParameter("correction", str, enum=list(CORRECTIONS), description="default bonferroni"),
-        OpenApiParameter("family", str, description="seed (default), tests-run, or a whole number"),
-    ],
-    responses={(200, "application/octet-stream"): OpenApiTypes.BINARY, **_ERRORS},
+    parameters=api_query.parameters(*query.EXPORT),
+    responses={(200, "application/octet-stream"): OpenApiTypes.BINARY, **error_responses(404, 409)},
 )
 @api_view(["GET"])
 @permission_classes([IsResearcher])
@@ -236,25 +227,26 @@ def layer3_export(request, batch_id: str):
     batch, missing = _batch(batch_id)
     if missing:
         return missing
-    include = _flag(request, "includeRawData")
-    if include is None:
-        return _error(400, "includeRawData: expected true or false", "includeRawData")
     try:
-        family = parse_family(request.query_params.get("family", DEFAULT_FAMILY))
-    except ValueError as exc:
-        return _error(400, f"family: {exc}", "family")
+        given = api_query.read_query(request.query_params, *query.EXPORT)
+    except api_query.QueryRefused as exc:
+        return query_refused(exc)
+    if (unknown := _model_config_missing(batch, given["modelConfig"])) is not None:
+        return unknown
+    if batch.layer3_results is None:
+        command = f"python manage.py evaluate_layer3 {batch.name}"
+        return _error(status.HTTP_409_CONFLICT, f"batch {batch.name} has no Layer3 results yet: run `{command}` first")
     try:
         export = export_file(
             batch,
-            fmt=request.query_params.get("format", "json"),
-            include_raw=include,
-            model_config=request.query_params.get("modelConfig") or None,
-            correction=request.query_params.get("correction", "bonferroni"),
-            family=family,
+            fmt=given["format"],
+            include_raw=given["includeRawData"],
+            model_config=given["modelConfig"],
+            correction=given["correction"],
+            family=given["family"],
         )
-    except ExportError as exc:
-        field = next((name for name in ("format", "correction", "family") if str(exc).startswith(name)), None)
-        return _error(400, str(exc), field)
+    except ExportError as exc:  # a family smaller than the tests this batch's data has
+        return _error(status.HTTP_409_CONFLICT, str(exc), "family" if str(exc).startswith("family") else None)
     response = StreamingHttpResponse((chunk.encode() for chunk in export.chunks), content_type=export.media_type)
     response["Content-Disposition"] = f'attachment; filename="{export.filename}"'
     return response
@@ -271,7 +263,7 @@ def layer3_export(request, batch_id: str):
         'no audit. A report: `{"audit", "scale", "consensusRule", "humans", "judges", "baseline", "rate"}`, every '
         'statistic as `{"value", "ci", "reason"}` (value and ci null with the reason when undefined).'
     ),
-    responses={200: _JSON, 401: _JSON, 403: _JSON, 404: _JSON},
+    responses={200: CalibrationAnswerSerializer},
 )
 @api_view(["GET"])
 @permission_classes([IsResearcher])
@@ -284,24 +276,8 @@ def judge_calibration(request, batch_id: str):
 
 @extend_schema(
     summary="Create (or add to) a batch from a trial-log JSONL file; nothing is stored on any error",
-    request={
-        "multipart/form-data": {
-            "type": "object",
-            "properties": {
-                "name": {"type": "string", "description": "the batch name"},
-                "experimentId": {"type": "string"},
-                "file": {"type": "string", "format": "binary", "description": "trial-log JSONL"},
-                "widgetCatalogue": {
-                    "type": "string",
-                    "format": "binary",
-                    "description": "the widget types the generator could choose from (JSON array or one per line); "
-                    "default: the site's catalogue",
-                },
-            },
-            "required": ["name", "file"],
-        }
-    },
-    responses={200: _JSON, 201: _JSON, 400: _JSON, 403: _JSON, 413: _JSON},
+    request={"multipart/form-data": BATCH_UPLOAD_REQUEST},
+    responses={201: UploadAnswerSerializer, 200: UploadAnswerSerializer},
 )
 @api_view(["POST"])
 @permission_classes([IsResearcher])
@@ -311,6 +287,14 @@ def batch_upload(request):
     before they are read; the limit bounds the memory this request's parsing takes."""
     if (refusal := upload_refusal(request, "UPLOAD_MAX_BYTES_TRIALS")) is not None:
         return Response(refusal.body(), status=status.HTTP_413_REQUEST_ENTITY_TOO_LARGE)
+    unknown = sorted(set(request.data) - set(BATCH_UPLOAD_FIELDS))
+    if unknown:
+        return _error(400, f"{unknown[0]}: not a field this accepts; accepted: {', '.join(BATCH_UPLOAD_FIELDS)}",
+                      unknown[0])  # fmt: skip
+    given = getattr(request.data, "getlist", lambda name: [])  # no body at all: an empty dict
+    repeated = next((name for name in BATCH_UPLOAD_FIELDS if len(given(name)) > 1), None)
+    if repeated:
+        return _error(400, f"{repeated}: given {len(given(repeated))} times; give it once", repeated)
     upload = request.FILES.get("file")
     name = request.data.get("name", "")
     if upload is None:

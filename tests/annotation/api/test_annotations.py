@@ -151,12 +151,31 @@ def test_researchers_filter_by_batch_annotator_dialogue_source_and_since(res, an
 
 @pytest.mark.parametrize(
     ("query", "field"),
-    [("batch=seven", "batch"), ("batch=999", "batch"), ("annotator=ghost", "annotator"), ("source=fax", "source"),
-     ("since=yesterday", "since")],
+    [("batch=seven", "batch"), ("batch=0", "batch"), ("batch=", "batch"), ("batch=1&batch=2", "batch"),
+     ("annotator=", "annotator"), ("source=fax", "source"), ("source=", "source"), ("since=yesterday", "since"),
+     ("since=2025-01-31T09:00:00", "since"), ("page_size=", "page_size"), ("page_size=5&page_size=6", "page_size"),
+     ("cursor=", "cursor"), ("dialogue=a%00b", "dialogue"), ("annotator=a%00", "annotator")],
 )  # fmt: skip
 def test_bad_filters_are_400_naming_the_parameter(res, query, field):
+    """Issue 41: an empty value, a value given twice, a time without its offset and a NUL character (a 500 on
+    PostgreSQL before) are refused too."""
     response = res.get(API + "annotations/?" + query)
-    assert response.status_code == 400 and response.json()["field"] == field
+    assert response.status_code == 400 and response.json()["field"] == field, response.content
+
+
+@pytest.mark.parametrize(("query", "field"), [("batch=999", "batch"), ("annotator=ghost", "annotator")])
+def test_a_filter_naming_nothing_that_exists_is_404_naming_the_parameter(res, query, field):
+    """Issue 41: like an id in the path that is no object's (the schema cannot list the batches and users)."""
+    response = res.get(API + "annotations/?" + query)
+    assert response.status_code == 404 and response.json()["field"] == field
+    assert response.json()["problems"] == [{"path": field, "message": response.json()["errors"][0]["message"]}]
+
+
+def test_since_takes_a_date_or_an_rfc_3339_time_and_a_time_past_the_calendar_matches_nothing(res):
+    assert res.get(API + "annotations/?since=2025-01-31").status_code == 200
+    assert res.get(API + "annotations/?since=2025-01-31T09:00:00%2B09:00").status_code == 200
+    assert res.get(API + "annotations/?since=0001-01-01").status_code == 200  # before 0001-01-01 in UTC: all
+    assert res.get(API + "annotations/?since=9999-12-31T23:59:59-23:59").json()["results"] == []
 
 
 def test_pagination_of_ratings(res, qualified):

@@ -90,7 +90,7 @@ def test_researchers_create_an_empty_batch_with_settings(res, qualified, qualifi
 def test_creating_needs_a_new_name_and_refuses_unknown_fields(res):
     make_batch("taken")
     response = post(res, API + "batches/", {"name": "taken"})
-    assert response.status_code == 400 and response.json()["field"] == "name"
+    assert response.status_code == 409 and response.json()["field"] == "name"  # a conflict with a stored batch
     response = post(res, API + "batches/", {"name": "new", "annotation_per_item": 2})
     assert response.status_code == 400 and response.json()["field"] == "annotation_per_item"
     assert "annotations_per_item" in response.json()["error"]
@@ -121,8 +121,8 @@ def test_researchers_change_quota_status_and_chosen_annotators(res, qualified, q
 def test_a_quota_over_the_chosen_annotators_is_refused_unless_explicitly_allowed(res, qualified, qualified_2):
     """Issue 30, point 3: such a batch would never complete (nobody rates an item twice)."""
     body = {"name": "never", "annotations_per_item": 2, "restricted": True, "annotators": ["ann_q1"]}
-    response = post(res, API + "batches/", body)
-    assert response.status_code == 400 and response.json()["field"] == "annotations_per_item"
+    response = post(res, API + "batches/", body)  # settings in conflict with each other: 409 (issue 41)
+    assert response.status_code == 409 and response.json()["field"] == "annotations_per_item"
     assert "only 1 annotator(s) are chosen" in response.json()["error"]
     assert not Batch.objects.filter(name="never").exists()
     response = post(res, API + "batches/", {**body, "allow_unreachable_quota": True})
@@ -135,9 +135,9 @@ def test_a_quota_over_the_chosen_annotators_is_refused_unless_explicitly_allowed
     batch.annotators.add(qualified, qualified_2)
     assert patch(res, API + f"batches/{batch.pk}/", {"restricted": True}).status_code == 200
     response = patch(res, API + f"batches/{batch.pk}/", {"annotators": ["ann_q2"]})
-    assert response.status_code == 400 and response.json()["field"] == "annotations_per_item"
+    assert response.status_code == 409 and response.json()["field"] == "annotations_per_item"
     response = patch(res, API + f"batches/{batch.pk}/", {"annotations_per_item": 3})
-    assert response.status_code == 400
+    assert response.status_code == 409
     assert (
         patch(res, API + f"batches/{batch.pk}/", {"annotators": ["ann_q2"], "annotations_per_item": 1}).status_code
         == 200
@@ -147,10 +147,12 @@ def test_a_quota_over_the_chosen_annotators_is_refused_unless_explicitly_allowed
 
 
 def test_an_unknown_username_is_named_and_nothing_changes(res, qualified):
+    """A 404 naming the field (issue 41): the name is of no annotator, as an id in the path of no object."""
     batch = make_batch("b")
-    response = patch(res, API + f"batches/{batch.pk}/", {"restricted": True, "annotators": ["ann_q1", "ann_999"]})
-    assert response.status_code == 400
-    assert response.json()["field"] == "annotators" and "'ann_999'" in response.json()["error"]
+    for names in (["ann_q1", "ann_999"], ["res_001"]):
+        response = patch(res, API + f"batches/{batch.pk}/", {"restricted": True, "annotators": names})
+        assert response.status_code == 404
+        assert response.json()["field"] == "annotators" and repr(names[-1]) in response.json()["error"]
     batch.refresh_from_db()
     assert not batch.restricted and not batch.annotators.exists()
 
@@ -163,7 +165,11 @@ def test_an_unknown_username_is_named_and_nothing_changes(res, qualified):
         ({"disagreement_spread": 5}, "disagreement_spread"),
         ({"name": "renamed"}, "name"),
         ({"n_items": 3}, "n_items"),
-        ({"annotators": ["res_001"]}, "annotators"),
+        ({"restricted": 0}, "restricted"),
+        ({"restricted": "true"}, "restricted"),
+        ({"description": 7}, "description"),
+        ({"allow_unreachable_quota": 0}, "allow_unreachable_quota"),
+        ({"annotations_per_item": "2"}, "annotations_per_item"),
     ],
 )
 def test_bad_settings_are_refused_naming_the_field(res, body, field):

@@ -68,7 +68,12 @@ CASES = {
     "whole body": (CHECK, [1, 2], 400, "$", "$", "JSON オブジェクトが必要です", "expected a JSON object"),
     "query": (
         "/api/director/verdicts?status=MAYBE", GET, 400, "status", "?status",
-        "PASS, WARN, RETRY, MODIFY のいずれかが必要です", "expected one of PASS, WARN, RETRY, MODIFY",
+        "PASS, WARN, RETRY, MODIFY のいずれかが必要ですが、'MAYBE' でした",
+        "expected one of PASS, WARN, RETRY, MODIFY, got 'MAYBE'",
+    ),
+    "query given twice": (
+        "/api/director/verdicts?status=PASS&status=WARN", GET, 400, "status", "?status",
+        "2 回指定されています。1 回だけ指定してください", "given 2 times; give it once",
     ),
     "missing session": (
         "/api/director/sessions/999", GET, 404, None, None, "セッション 999 はありません", "no session 999",
@@ -77,8 +82,9 @@ CASES = {
         "/api/director/sessions/999/turns", {}, 404, None, None, "セッション 999 はありません", "no session 999",
     ),
     "same speaker twice": (
-        "/api/director/sessions", {"scene": "s", "speakers": ["yana", "やな"]}, 400, "speakers", "$.speakers",
-        "異なる 2 人のキャラクターが必要です（例: yana と ayu）", "two different characters, e.g. yana and ayu",
+        "/api/director/sessions", {"scene": "s", "speakers": ["yana", "yana"]}, 400, "speakers", "$.speakers",
+        "ayu, yana のうち異なる 2 人のキャラクター ID が必要です",
+        "expected two different character ids from ayu, yana",
     ),
     "retries out of range": (
         "/api/director/sessions", {"scene": "s", "maxRetries": 99}, 400, "maxRetries", "$.maxRetries",

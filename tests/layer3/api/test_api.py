@@ -143,9 +143,13 @@ def test_a_second_run_while_one_is_alive_is_409_with_the_running_one(api, batch)
         ({"forceReEvaluate": 1}, "forceReEvaluate", "expected true or false, got a number"),
         ({"evaluateGv": True}, "evaluateGv", "unknown field; accepted: evaluateGV"),
         ({"modelConfigs": "A"}, "modelConfigs", "expected a list"),
-        ({"modelConfigs": ["Z"]}, "modelConfigs", "has no model config Z; it has A, B, C, D, E"),
         ({"judge": "gpt"}, "judge", "expected one of none, baseline, llm"),
-        ({"budget": -1}, "budget", "expected a number ≥ 0"),
+        ({"budget": -1}, "budget", "expected a number from 0 to 1000000000000"),
+        ({"budget": 10**13}, "budget", "expected a number from 0 to 1000000000000"),
+        ({"llmModel": " "}, "llmModel", "printable ASCII characters"),
+        ({"llmModel": "モデル"}, "llmModel", "printable ASCII characters"),
+        ({"modelConfigs": [" "]}, "modelConfigs", "expected a list"),
+        ("null", "$", "expected a JSON object"),
         ({"useLLMJudge": True}, "useLLMJudge", "set LLM_BASE_URL"),
         ([1, 2], "$", "expected a JSON object"),
     ],
@@ -154,6 +158,17 @@ def test_a_bad_request_is_400_naming_the_field(api, batch, body, field, message)
     response = api.post("/api/experiment/batch/b/evaluate-layer3", body, content_type="application/json")
     assert response.status_code == 400
     assert response.json()["field"] == field and message in response.json()["error"]
+    assert not Layer3Run.objects.exists()
+
+
+def test_a_model_config_the_batch_has_no_trials_of_is_404_naming_it(api, batch):
+    """Issue 41: like an id of no object (the schema cannot list a batch's model configurations)."""
+    response = api.post("/api/experiment/batch/b/evaluate-layer3", {"modelConfigs": ["Z"]}, "application/json")
+    assert response.status_code == 404 and response.json()["field"] == "modelConfigs"
+    assert "has no model config Z; it has A, B, C, D, E" in response.json()["error"]
+    for url in ("layer3-results", "layer3-export", "export/trials.csv"):
+        response = api.get(f"/api/experiment/batch/b/{url}?modelConfig=Z")
+        assert response.status_code == 404 and response.json()["field"] == "modelConfig", url
     assert not Layer3Run.objects.exists()
 
 
@@ -186,7 +201,7 @@ def test_results_details_are_paginated_and_filtered(api, evaluated):
     stored = TrialLog.objects.get(external_id=details["results"][0]["id"])
     assert details["results"][0]["layer3Metrics"] == stored.layer3_metrics
     assert api.get("/api/experiment/batch/b/layer3-results?includeDetails=maybe").status_code == 400
-    assert api.get("/api/experiment/batch/b/layer3-results?modelConfig=Z").status_code == 400
+    assert api.get("/api/experiment/batch/b/layer3-results?modelConfig=Z").status_code == 404
 
 
 def test_statistics_with_either_correction(api, evaluated):
@@ -209,9 +224,11 @@ def test_statistics_use_the_seed_s_family_unless_another_is_asked_for(api, evalu
     rows = {(c["metric"], c["modelA"], c["modelB"]): c for c in layers["layer3Comparisons"]}
     performed = rows[("GC_NC", "A", "B")]
     assert performed["adjustedPValue"] == min(1.0, performed["pValue"] * 210)
-    for bad in ("five", "0", "3"):  # 3 is fewer than the tests performed
+    for bad in ("five", "0", "", " seed", "SEED", "1" * 19):
         response = api.get(f"/api/experiment/batch/b/statistics?family={bad}")
         assert response.status_code == 400 and response.json()["field"] == "family", bad
+    response = api.get("/api/experiment/batch/b/statistics?family=3")  # fewer than the tests this batch's data has
+    assert response.status_code == 409 and response.json()["field"] == "family"
 
 
 def test_a_proportion_comparison_carries_the_cluster_bootstrap_interval(api, evaluated):
@@ -291,3 +308,11 @@ def test_a_repeated_trial_id_points_at_the_uploaded_file_not_the_server_s_copy(a
     messages = [p["message"] for p in response.json()["problems"]]
     assert any("first at mine.jsonl:1" in m for m in messages), messages
     assert not any("layer3-upload-" in m for m in messages)
+
+
+@pytest.mark.parametrize("url", ["layer3-results", "statistics", "layer3-export", "judge-calibration",
+                                 "export/trials.csv", "layer3-progress"])  # fmt: skip
+def test_a_batch_id_holding_a_nul_character_is_a_404(api, batch, url):
+    """No name holds one, and PostgreSQL cannot compare a text holding one (a 500 before issue 41)."""
+    response = api.get(f"/api/experiment/batch/b%00c/{url}")
+    assert response.status_code == 404 and response.json()["success"] is False

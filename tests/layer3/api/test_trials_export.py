@@ -84,7 +84,7 @@ def test_refusals_are_json(client, annotator, api, batch, name):  # noqa: F811
     missing = api.get(f"{BASE}nope/export/{name}", headers={"Accept": "text/csv"})
     assert missing.status_code == 404 and "nope" in missing.json()["error"]
     unknown = api.get(f"{BASE}b/export/{name}?modelConfig=Z")
-    assert unknown.status_code == 400 and unknown.json()["field"] == "modelConfig"
+    assert unknown.status_code == 404 and unknown.json()["field"] == "modelConfig"
     assert "A" in unknown.json()["error"]
     assert _body(api.get(f"{BASE}b/export/{name}", headers={"Accept": "text/csv"}))
     assert Batch.objects.count() == 1
