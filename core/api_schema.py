@@ -107,6 +107,10 @@ _REFUSALS = {
     413: ("The body is over its limit (DATA_UPLOAD_MAX_MEMORY_SIZE, or the upload setting named); nothing was read",
           {"path": None, "message": "The request body is too large."}),
     415: ("A body of a media type this operation does not take", {"path": None, "message": "Unsupported media type."}),
+    507: ("The server's disk could not hold the upload (full, or a write error): nothing was stored or kept",
+          {"path": "file", "message": "ratings.jsonl could not be stored: the server's disk holding VAR_DIR is full "
+           "(0 bytes free). Nothing was stored and nothing of it was kept; ask the operator to free space, then "
+           "upload it again."}),
 }  # fmt: skip
 
 
@@ -130,6 +134,14 @@ def error_responses(*codes: int) -> dict[int, OpenApiResponse]:
 
 
 # --- the schema class ----------------------------------------------------------------------------
+
+
+def _takes_a_file(schema: dict) -> bool:
+    """A body that is a file, or a form with a file field (written to disk as it arrives)."""
+    if schema.get("format") == "binary":
+        return True
+    fields = list(schema.get("properties", {}).values())
+    return any(f.get("format") == "binary" or f.get("items", {}).get("format") == "binary" for f in fields)
 
 
 class AutoSchema(SpectacularAutoSchema):
@@ -159,6 +171,8 @@ class AutoSchema(SpectacularAutoSchema):
             codes.append(400)
         if body:
             codes += [413, 415]
+            if any(_takes_a_file(media.get("schema", {})) for media in operation["requestBody"]["content"].values()):
+                codes.append(507)  # core.upload_limits.UploadNotStored
         return codes
 
     def _get_request_for_media_type(self, serializer, direction="request"):

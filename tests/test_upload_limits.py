@@ -254,7 +254,8 @@ def test_a_new_batch_with_a_refused_file_stores_nothing(researcher, spool, case)
     before = _counts()
     with override_settings(UPLOAD_MAX_BYTES_DIALOGUES=KB if case == "over the limit" else 1024 * KB):
         response = client.post("/api/v1/annotation/batches/", fields)
-    assert response.status_code == (413 if case == "over the limit" else 400), response.content
+    expected = {"over the limit": 413, "settings refused": 404, "dialogues stored already": 409}.get(case, 400)
+    assert response.status_code == expected, response.content  # an unknown annotator: 404; nothing new: 409
     assert response.json()["success"] is False
     assert _counts() == before
     assert not Batch.objects.filter(name="new").exists()

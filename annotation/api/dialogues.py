@@ -27,7 +27,7 @@ from annotation.io.records import InputError
 from annotation.models import Batch, Dialogue
 from core import api_query
 from core.problem_text import problem_message
-from core.upload_limits import UploadTooLarge, upload_refusal
+from core.upload_limits import UploadRefused, upload_refusal
 
 UPLOAD_FLAGS = ("dry_run", "update", "force_text_change", "ignore_unknown_keys")
 UPLOAD_SETTING = "UPLOAD_MAX_BYTES_DIALOGUES"  # the files of one request together
@@ -183,9 +183,10 @@ class BatchDialogueViewSet(ApiErrorsMixin, viewsets.GenericViewSet):
         return Response(body, status=status.HTTP_201_CREATED if stored else status.HTTP_200_OK)
 
 
-def too_large(refusal: UploadTooLarge) -> Response:
-    """413 naming the files' size, the limit and its setting; nothing was read or stored."""
-    return Response(refusal.body(), status=status.HTTP_413_REQUEST_ENTITY_TOO_LARGE)
+def too_large(refusal: UploadRefused) -> Response:
+    """413 naming the files' size, the limit and its setting, or 507 when the server's disk could not hold them;
+    nothing was read or stored."""
+    return Response(refusal.body(), status=refusal.status)
 
 
 def dialogues_upload_import(uploads: list, *, batch_name: str, **options) -> ImportSummary:

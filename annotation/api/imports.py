@@ -4,7 +4,7 @@ The same import as ``manage.py import_annotations`` (``annotation.io.rating_uplo
 checked first, any problem stores nothing and comes back located (file, line, JSON path), and
 uploading the same file again changes nothing. The body is the JSONL itself (``Content-Type:
 application/x-ndjson``, ``application/jsonl`` or ``text/plain``) or a multipart form with ``file``.
-Options come as query parameters (or form fields): ``dry_run``, ``update`` and ``batch``;
+Options come as query parameters, whatever the body: ``dry_run``, ``update`` and ``batch``;
 ``ignore_unknown_keys``; and the overrides of the batch's rules (``annotation.io.import_rules``):
 ``allow_over_quota``, ``allow_unchosen_annotators``, ``allow_unqualified_annotators`` and
 ``replace_web_ratings`` (with ``update``), each needing a ``reason``, recorded with the caller's name.
@@ -13,11 +13,14 @@ A large file (over 2 MB or 5,000 lines) is imported by a worker: 202 with the jo
 
 from __future__ import annotations
 
-from drf_spectacular.utils import OpenApiExample, OpenApiParameter, OpenApiResponse, extend_schema
+from dataclasses import dataclass
+
+from drf_spectacular.utils import OpenApiExample, OpenApiResponse, extend_schema
 from rest_framework import serializers, status, viewsets
 from rest_framework.parsers import BaseParser, MultiPartParser
 from rest_framework.response import Response
 
+from annotation.api import filters
 from annotation.api.dialogues import IgnoredKeySerializer, ProblemSerializer
 from annotation.api.errors import ApiError, ApiErrorsMixin, invalid
 from annotation.api.jobs import JOB_EXAMPLE, JobSerializer
@@ -27,12 +30,10 @@ from annotation.io.import_rules import (
     MAX_REASON,
     REASON_PATTERN,
     RULE_OPTIONS,
-    WEB_NEEDS_UPDATE,
     reason_problem,
 )
 from annotation.io.imports import MAX_IGNORED_KEYS
 from annotation.io.rating_uploads import (
-    OPTION_NAMES,
     UPLOAD_SETTING,
     RatingsUpload,
     RuleOptions,
@@ -45,17 +46,17 @@ from annotation.io.rating_uploads import (
     summary_counts,
 )
 from annotation.models import Batch
-from core import query_params
+from core import api_query
 from core.jsonl import fill
 from core.problem_text import problem_row_message
-from core.upload_limits import UploadTooLarge, limit_bytes, upload_refusal
+from core.query_params import ID_MAX
+from core.upload_limits import UploadRefused, UploadTooLarge, limit_bytes, upload_refusal
 
 BODY_TYPES = ("application/x-ndjson", "application/jsonl", "text/plain")
 OVERRIDES = tuple(RULE_OPTIONS.values())  # allow_over_quota, ..., replace_web_ratings
 FLAGS = ("dry_run", "update", "ignore_unknown_keys", *OVERRIDES)
 OPTIONS = (*FLAGS, "batch", "reason")
 BODY_NAME = "body"  # how the problems name a file sent as the request body
-_TRUE, _FALSE = ("true", "1"), ("false", "0")
 
 
 class RatingsBodyParser(BaseParser):
@@ -119,8 +120,10 @@ class ImportSummarySerializer(serializers.Serializer):
 
 class ImportErrorSerializer(ErrorSerializer):
     problems = ProblemSerializer(many=True)
-    truncated = serializers.BooleanField(help_text="more problems were found than are listed (at most 100)")
-    total = serializers.IntegerField(help_text="how many problems were found")
+    truncated = serializers.BooleanField(
+        required=False, help_text="the file's problems: more were found than are listed (at most 100)"
+    )
+    total = serializers.IntegerField(required=False, help_text="the file's problems: how many were found")
 
 
 _RATING = {"id": "dialogue_001", "annotator_id": "ann_001", "timestamp": "2025-01-01T10:00:00Z",
@@ -131,13 +134,9 @@ _REQUEST = {
     **dict.fromkeys(BODY_TYPES, _BINARY),
     "multipart/form-data": {
         "type": "object",
-        "properties": {
-            "file": {"type": "string", "format": "binary", "description": "the JSONL file"},
-            **{name: {"type": "string", "enum": ["true", "false", "1", "0"]} for name in FLAGS},
-            "batch": {"type": "integer", "description": "restrict the import to this batch's dialogues"},
-            "reason": None,  # below: _REASON
-        },
+        "properties": {"file": {"type": "string", "format": "binary", "description": "the JSONL file"}},
         "required": ["file"],
+        "additionalProperties": False,  # the options are query parameters
     },
 }
 _FLAG_HELP = {
@@ -154,7 +153,7 @@ _FLAG_HELP = {
     "allow_unqualified_annotators": "true: store ratings by annotators (people who log in) without a valid "
     "qualification; accounts made by imports are not checked (they cannot take the test); needs a reason, recorded",
     "replace_web_ratings": "true, with update=true: also replace ratings annotators made on the web; needs a "
-    "reason, recorded",
+    "reason, recorded (without update=true nothing is replaced: a differing rating stays a problem of its line)",
 }
 _REASON = {
     "type": "string", "minLength": 1, "maxLength": MAX_REASON, "pattern": REASON_PATTERN,
@@ -162,7 +161,30 @@ _REASON = {
     "with the caller's name (admin: import overrides). Plain text: no control characters but tabs and line "
     "breaks, at least one that is not a space",
 }  # fmt: skip
-_REQUEST["multipart/form-data"]["properties"]["reason"] = _REASON
+
+
+@dataclass(frozen=True, kw_only=True)
+class _Reason(api_query.QueryParam):
+    """The reason for the overrides: plain text of 1 to MAX_REASON characters, one of them not a space."""
+
+    def schema(self) -> dict:
+        return {key: value for key, value in _REASON.items() if key != "description"}
+
+    def parse(self, text: str) -> str:
+        found = reason_problem(text, ["reason"])
+        if found is not None:
+            template, params = found
+            raise self.refuse(template, **params)
+        return text
+
+
+_FLAG_PARAMS = tuple(api_query.Flag(name=name, description=_FLAG_HELP[name]) for name in FLAGS)
+_BATCH_PARAM = api_query.Integer(
+    name="batch", minimum=1, maximum=ID_MAX,
+    description="only ratings of this batch's dialogues; a rating of another batch's dialogue is a problem of its line",
+)  # fmt: skip
+_REASON_PARAM = _Reason(name="reason", description=_REASON["description"])
+QUERY = (*_FLAG_PARAMS, _BATCH_PARAM, _REASON_PARAM)
 _PROBLEMS_EXAMPLE = {
     "success": False, "error": "nothing was stored: 2 problem(s)", "detail": "nothing was stored: 2 problem(s)",
     "problems": [
@@ -179,56 +201,21 @@ _STORED_EXAMPLE = {"batch": 3, "file": "ratings.jsonl", "created": 1200, "update
                    "override": {"id": 7, "by": "researcher", "reason": "two extra raters, pilot"}}  # fmt: skip
 
 
-def _flag(value: str | None, name: str) -> bool:
-    if value is None:
-        return False
-    if value in _TRUE or value in _FALSE:
-        return value in _TRUE
-    raise invalid(name, f"expected true, false, 1 or 0, got {value!r}")
-
-
-def _batch(value: str | None) -> Batch | None:
-    if value is None:
-        return None
-    pk = query_params.parse_id(value)
-    if pk is None:
-        raise invalid("batch", f"expected a batch id (a whole number), got {value[:40]!r}")
-    batch = Batch.objects.filter(pk=pk).first()
-    if batch is None:
-        raise invalid("batch", f"no batch with id {pk}")
-    return batch
-
-
-def _reason(value: str | None, overrides: list[str]) -> str:
-    """The reason: required with an override; when given, a plain text of 1 to MAX_REASON characters with one
-    that is not a space (the schema's pattern), with or without an override."""
-    if value is None and not overrides:
-        return ""
-    if value is not None and not value.strip() and not overrides:
-        raise invalid("reason", "empty: give a reason with an override, or leave reason out")
-    found = reason_problem(value or "", overrides or ["reason"])
-    if found is not None:
+def _options(request) -> dict:
+    """The options, from the query string (``core.api_query``: each at most once, never empty)."""
+    values = filters.read(request.query_params, *QUERY)
+    flags = {name: values[name] for name in FLAGS}
+    overrides = [f"{name}=true" for name in OVERRIDES if flags[name]]
+    reason = values["reason"] or ""
+    if overrides and (found := reason_problem(reason, overrides)) is not None:
         raise invalid("reason", fill(*found))
-    return value or ""
-
-
-def _options(request, form) -> dict:
-    """The options from the query string or the form (not both, unless they agree)."""
-    values = {}
-    for name in OPTIONS:
-        given = [v for v in (request.query_params.get(name), form.get(name) if form else None) if v is not None]
-        if len(set(given)) > 1:
-            given = [repr(v[:40]) for v in given]
-            raise invalid(name, f"given twice with different values ({given[0]} and {given[1]}); give it once")
-        values[name] = given[0] if given else None
-    flags = {name: _flag(values[name], name) for name in FLAGS}
-    if flags["replace_web_ratings"] and not flags["update"]:
-        names = OPTION_NAMES["api"]
-        message = fill(WEB_NEEDS_UPDATE, {"option_text": names["replace_web_ratings"], "update_text": names["update"]})
-        raise invalid("replace_web_ratings", message)
-    reason = _reason(values["reason"], [f"{name}=true" for name in OVERRIDES if flags[name]])
     rules = RuleOptions(**{name: flags[name] for name in (*OVERRIDES, "ignore_unknown_keys")}, reason=reason)
-    return {"dry_run": flags["dry_run"], "update": flags["update"], "batch": _batch(values["batch"]), "rules": rules}
+    batch = None
+    if values["batch"] is not None:
+        batch = Batch.objects.filter(pk=values["batch"]).first()
+        if batch is None:
+            raise filters.missing("batch", f"no batch with id {values['batch']}")
+    return {"dry_run": flags["dry_run"], "update": flags["update"], "batch": batch, "rules": rules}
 
 
 def _media_type(request) -> str:
@@ -265,14 +252,7 @@ class RatingsImportViewSet(ApiErrorsMixin, viewsets.GenericViewSet):
             "with = + - @ or holds a control character."
         ),
         request=_REQUEST,
-        parameters=[
-            *(OpenApiParameter(name, str, enum=["true", "false", "1", "0"], description=_FLAG_HELP[name])
-              for name in FLAGS),
-            OpenApiParameter("batch", int, description="only ratings of this batch's dialogues; a rating of "
-                             "another batch's dialogue is a problem of its line"),
-            OpenApiParameter("reason", {k: v for k, v in _REASON.items() if k != "description"},
-                             description=_REASON["description"]),
-        ],
+        parameters=api_query.parameters(*QUERY),
         responses={
             201: OpenApiResponse(ImportSummarySerializer, description="ratings were stored"),
             200: OpenApiResponse(ImportSummarySerializer, description="a dry run, or nothing new to store"),
@@ -282,6 +262,9 @@ class RatingsImportViewSet(ApiErrorsMixin, viewsets.GenericViewSet):
                                  examples=[OpenApiExample("problems", value=_PROBLEMS_EXAMPLE)]),
             413: OpenApiResponse(ErrorSerializer, description="the upload is over UPLOAD_MAX_BYTES_RATINGS; "
                                  "nothing was stored"),
+            507: OpenApiResponse(ErrorSerializer, description="the server's disk could not hold the upload (full, "
+                                 "or a write error): nothing was stored, nothing of it kept"),
+            404: OpenApiResponse(ErrorSerializer, description="the batch named by ?batch= does not exist"),
             411: OpenApiResponse(ErrorSerializer, description="a chunked body without Content-Length"),
             415: OpenApiResponse(ErrorSerializer, description="a body of another media type"),
             **error_responses(),
@@ -296,9 +279,10 @@ class RatingsImportViewSet(ApiErrorsMixin, viewsets.GenericViewSet):
     def create(self, request):
         media_type = _media_type(request)
         if media_type == "multipart/form-data":
-            upload, options = self._file(request)
+            options = _options(request)
+            upload = self._file(request)
         elif media_type in BODY_TYPES:
-            options = _options(request, None)
+            options = _options(request)
             upload = self._body(request)
         else:
             accepted = ", ".join((*BODY_TYPES, "multipart/form-data"))
@@ -308,20 +292,21 @@ class RatingsImportViewSet(ApiErrorsMixin, viewsets.GenericViewSet):
             )  # fmt: skip
         return self._import(request, upload, **options)
 
-    def _file(self, request) -> tuple[RatingsUpload, dict]:
+    def _file(self, request) -> RatingsUpload:
         if (refusal := upload_refusal(request, UPLOAD_SETTING)) is not None:
-            raise _TooLarge(refusal)
-        unknown = sorted(set(request.data) - {"file", *OPTIONS})
+            raise _Refused(refusal)
+        unknown = sorted(set(request.data) - {"file"})
         if unknown:
-            raise invalid(unknown[0], f"not a field this accepts; accepted: file, {', '.join(OPTIONS)}")
+            where = "a query parameter" if unknown[0] in OPTIONS else "not an option"
+            raise invalid(unknown[0], f"the form takes the field file only; {unknown[0]} is {where} "
+                          f"(?{unknown[0]}=…); the options are {', '.join(OPTIONS)}")  # fmt: skip
         files = request.FILES.getlist("file")
         if len(files) != 1:
             raise invalid("file", "attach one JSONL file of ratings as the multipart field 'file'")
-        options = _options(request, request.data)
         try:
-            return ratings_file_keep(files[0]), options
-        except UploadTooLarge as refusal:
-            raise _TooLarge(refusal) from None
+            return ratings_file_keep(files[0])
+        except UploadRefused as refusal:
+            raise _Refused(refusal) from None
 
     def _body(self, request) -> RatingsUpload:
         raw = request._request  # read as a stream: never the whole body in memory
@@ -333,11 +318,11 @@ class RatingsImportViewSet(ApiErrorsMixin, viewsets.GenericViewSet):
                 "field 'file'", code=status.HTTP_411_LENGTH_REQUIRED, field="Content-Length",
             )  # fmt: skip
         if length.isdigit() and int(length) > limit_bytes(UPLOAD_SETTING):
-            raise _TooLarge(UploadTooLarge(setting=UPLOAD_SETTING, size=int(length), names=[BODY_NAME]))
+            raise _Refused(UploadTooLarge(setting=UPLOAD_SETTING, size=int(length), names=[BODY_NAME]))
         try:
             return ratings_body_keep(raw.read, name=BODY_NAME)
-        except UploadTooLarge as refusal:
-            raise _TooLarge(refusal) from None
+        except UploadRefused as refusal:
+            raise _Refused(refusal) from None
 
     def _import(self, request, upload: RatingsUpload, *, dry_run: bool, update: bool, batch: Batch | None,
                 rules: RuleOptions):  # fmt: skip
@@ -364,9 +349,10 @@ class RatingsImportViewSet(ApiErrorsMixin, viewsets.GenericViewSet):
         return Response(body, status=status.HTTP_201_CREATED if stored else status.HTTP_200_OK)
 
 
-class _TooLarge(ApiError):
-    """413 naming the upload's size, the limit and its setting (``core.upload_limits``); nothing was stored."""
+class _Refused(ApiError):
+    """413 naming the upload's size, the limit and its setting, or 507 for a disk that could not hold it
+    (``core.upload_limits``); nothing was stored."""
 
-    def __init__(self, refusal: UploadTooLarge) -> None:
+    def __init__(self, refusal: UploadRefused) -> None:
         body = refusal.body()
-        super().__init__(body["error"], code=status.HTTP_413_REQUEST_ENTITY_TOO_LARGE, problems=body["problems"])
+        super().__init__(body["error"], code=refusal.status, problems=body["problems"])

@@ -7,7 +7,7 @@ and result summaries are the people's words the pages show (``core.job_display``
 from __future__ import annotations
 
 from django.urls import reverse
-from drf_spectacular.utils import OpenApiExample, OpenApiParameter, extend_schema, extend_schema_field
+from drf_spectacular.utils import OpenApiExample, extend_schema, extend_schema_field
 from rest_framework import serializers, viewsets
 from rest_framework.permissions import IsAuthenticated
 from rest_framework.response import Response
@@ -17,6 +17,7 @@ from annotation.api.errors import ApiErrorsMixin, not_found
 from annotation.api.pagination import Pages
 from annotation.api.permissions import is_researcher
 from annotation.api.schema import error_responses
+from core import api_query
 from core.job_display import job_failure_kept, job_label, job_summary
 from core.jobs import public_params
 from core.models import Job
@@ -101,6 +102,12 @@ JOB_EXAMPLE = {
 }  # fmt: skip
 
 
+_FILTERS = (
+    api_query.Text(name="kind", max_length=64, description="only this kind, e.g. annotation.agreement_report"),
+    api_query.Choice(name="status", choices=tuple(Job.Status.values), description="only jobs in this status"),
+)
+
+
 @extend_schema(tags=["annotation"])
 class JobViewSet(ApiErrorsMixin, viewsets.GenericViewSet):
     """Background jobs: researchers see all, everyone else their own."""
@@ -119,19 +126,17 @@ class JobViewSet(ApiErrorsMixin, viewsets.GenericViewSet):
 
     @extend_schema(
         summary="Background jobs, newest first: all for researchers, your own for everyone else",
-        parameters=[
-            OpenApiParameter("kind", str, description="only this kind, e.g. annotation.agreement_report"),
-            OpenApiParameter("status", str, enum=[*Job.Status.values]),
-        ],
+        parameters=api_query.parameters(*_FILTERS),
         responses={200: JobSerializer(many=True), **error_responses(400)},
         examples=[OpenApiExample("job", value=JOB_EXAMPLE, response_only=True)],
     )
     def list(self, request):
         rows = self.get_queryset()
-        if kind := (request.query_params.get("kind") or "").strip():
-            rows = rows.filter(kind=kind)
-        if (wanted := filters.choice(request.query_params, "status", Job.Status.values)) is not None:
-            rows = rows.filter(status=wanted)
+        wanted = filters.read(request.query_params, *_FILTERS)
+        if wanted["kind"] is not None:
+            rows = rows.filter(kind=wanted["kind"])
+        if wanted["status"] is not None:
+            rows = rows.filter(status=wanted["status"])
         page = self.paginate_queryset(rows)
         return self.get_paginated_response(JobSerializer(page, many=True).data)
 

@@ -286,7 +286,7 @@ def batch_upload(request):
     """Files over the setting ``UPLOAD_MAX_BYTES_TRIALS`` (the request's files together) are refused with 413
     before they are read; the limit bounds the memory this request's parsing takes."""
     if (refusal := upload_refusal(request, "UPLOAD_MAX_BYTES_TRIALS")) is not None:
-        return Response(refusal.body(), status=status.HTTP_413_REQUEST_ENTITY_TOO_LARGE)
+        return Response(refusal.body(), status=refusal.status)  # 413, or 507: the server's disk is full
     unknown = sorted(set(request.data) - set(BATCH_UPLOAD_FIELDS))
     if unknown:
         return _error(400, f"{unknown[0]}: not a field this accepts; accepted: {', '.join(BATCH_UPLOAD_FIELDS)}",

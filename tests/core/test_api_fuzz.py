@@ -156,7 +156,13 @@ EXEMPT = {
         "a list's `cursor` is an opaque token the list gave out (signed with the site's key): every drawn string is "
         "a well-formed one by the schema and none is one the list gave out, so it is refused naming cursor"
     ),
+    "override without a reason": (
+        "the ratings import's overrides (allow_over_quota, ...) each need a `reason` (recorded with the caller's "
+        "name): a dependency between query parameters that OpenAPI 3.0 cannot state (its description says it), so "
+        "an override drawn without a reason is refused naming reason"
+    ),
 }
+OVERRIDES = ("allow_over_quota", "allow_unchosen_annotators", "allow_unqualified_annotators", "replace_web_ratings")
 
 
 def _problems(response) -> list:
@@ -177,6 +183,10 @@ def exempt_refusal(case, response) -> str | None:
         return "file contents"
     if isinstance(case.query, dict) and "cursor" in case.query and all(p.get("path") == "cursor" for p in problems):
         return "cursor"
+    query = case.query if isinstance(case.query, dict) else {}
+    overridden = any(str(query.get(name)).lower() in ("true", "1") for name in OVERRIDES)
+    if overridden and "reason" not in query and all(p.get("path") == "reason" for p in problems):
+        return "override without a reason"
     return None
 
 
@@ -247,21 +257,6 @@ def fuzz_world(transactional_db, settings, fake_llm):  # noqa: F811
     _TOKENS.clear()
 
 
-# TEMPORARY (issue 41; the integrator removes this list once annotation/api/imports.py is fixed by its owner): the
-# checks that still fail on the ratings import, for the reasons below, and nowhere else.
-# - response_schema_conformance: its documented 400 (ImportError) requires `truncated` and `total`, which only the
-#   located problems of a file have; an option refused (?dry_run=AAA, ?batch=x, a missing file, an unknown form
-#   field) answers the plain error body without them.
-# - positive_data_acceptance: dry_run, update and batch are documented both as query parameters and as multipart
-#   fields, so a valid request may give both (?dry_run=0 and dry_run=true in the form) and is refused as "given
-#   twice"; ?batch= has no minimum (batch=0, batch=-221 are valid by the schema, refused) and a batch id that does
-#   not exist answers 400 where every other parameter naming no object answers 404; the multipart form has no
-#   additionalProperties: false, so a valid form may carry a field the server refuses as unknown.
-KNOWN_IMPORT_FAILURES = {
-    "POST /api/v1/annotation/annotations/import/": {"response_schema_conformance", "positive_data_accepted"},
-}
-
-
 def call_and_validate(case, world, base_url: str):
     """Send ``case`` as the researcher (as the annotator after a 403) and run every check on the answer."""
     tokens, ids = world
@@ -275,9 +270,7 @@ def call_and_validate(case, world, base_url: str):
         response = case.call(base_url=base_url)
         if response.status_code != 403 or role == "annotator":
             break
-    known = KNOWN_IMPORT_FAILURES.get(case.operation.label, ())
-    checks = [check for check in (*CHECKED, error_shape) if check.__name__ not in known]
-    case.validate_response(response, checks=checks, transport_kwargs={"base_url": base_url})
+    case.validate_response(response, checks=[*CHECKED, error_shape], transport_kwargs={"base_url": base_url})
     return response
 
 
@@ -324,11 +317,12 @@ class Workflow(schema.as_state_machine()):
         return {"base_url": self.base_url}
 
     def validate_response(self, response, case, additional_checks=None, **kwargs):
-        known = KNOWN_IMPORT_FAILURES.get(case.operation.label, ())
-        checks = [check for check in (*CHECKED, error_shape) if check.__name__ not in known]
         try:
             case.validate_response(
-                response, checks=checks, transport_kwargs={"base_url": self.base_url}, recorder=self.recorder
+                response,
+                checks=[*CHECKED, error_shape],
+                transport_kwargs={"base_url": self.base_url},
+                recorder=self.recorder,
             )
         except FailureGroup as exc:
             Workflow.failures.append(str(exc))

@@ -191,7 +191,7 @@ def test_on_a_2_mb_disk_5_mb_and_3_mb_uploads_are_refused_and_a_3_line_dry_run_s
     assert five.size > 5_000_000
     response = script.post(f"{RATINGS}?batch={batch.pk}", {"file": five})
     assert response.status_code == 507 and "is full" in response.json()["detail"], response.content
-    three = SimpleUploadedFile("three.jsonl", dialogues_jsonl(14_000, "d"), content_type="application/x-ndjson")
+    three = SimpleUploadedFile("three.jsonl", dialogues_jsonl(16_000, "d"), content_type="application/x-ndjson")
     assert three.size > 3_000_000
     response = script.post(DIALOGUES.format(pk=batch.pk), {"file": three})
     assert response.status_code == 507 and "is full" in response.json()["detail"], response.content

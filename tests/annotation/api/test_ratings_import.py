@@ -64,10 +64,10 @@ def test_the_other_body_types(en, content_type):
     assert _post(en, _rows(batch), content_type=content_type).status_code == 201
 
 
-def test_a_multipart_file_with_its_options_as_fields(en):
+def test_a_multipart_file_with_its_options_in_the_query(en):
     batch = make_batch("b")
     upload = SimpleUploadedFile("mine.jsonl", _jsonl(_rows(batch)), content_type="application/x-ndjson")
-    response = en.post(URL, {"file": upload, "batch": str(batch.pk), "dry_run": "1"})
+    response = en.post(f"{URL}?batch={batch.pk}&dry_run=1", {"file": upload})
     assert response.status_code == 200, response.content
     assert response.json()["file"] == "mine.jsonl" and response.json()["dry_run"] is True
     assert response.json()["batch"] == batch.pk and response.json()["created"] == 3
@@ -151,8 +151,8 @@ def test_batch_restricts_the_import_to_its_dialogues(en):
 
 @pytest.mark.parametrize(
     ("query", "field"),
-    [("?dry_run=yes", "dry_run"), ("?update=TRUE", "update"), ("?dry_run=", "dry_run"), ("?batch=x", "batch"),
-     ("?batch=99999", "batch")],
+    [("?dry_run=yes", "dry_run"), ("?update=2", "update"), ("?dry_run=", "dry_run"), ("?batch=x", "batch"),
+     ("?batch=0", "batch"), ("?dry_run=true&dry_run=true", "dry_run")],
 )  # fmt: skip
 def test_bad_options_are_400_naming_them(en, query, field):
     batch = make_batch("b")
@@ -161,15 +161,24 @@ def test_bad_options_are_400_naming_them(en, query, field):
     assert not Annotation.objects.exists()
 
 
-def test_an_option_given_twice_differently_and_an_unknown_field(en):
+def test_a_batch_that_does_not_exist_is_404(en):
+    batch = make_batch("b")
+    response = _post(en, _rows(batch), "?batch=99999")
+    assert response.status_code == 404 and response.json()["field"] == "batch", response.content
+    assert not Annotation.objects.exists()
+
+
+def test_an_option_as_a_form_field_and_an_unknown_field_are_refused_naming_them(en):
     batch = make_batch("b")
     upload = SimpleUploadedFile("r.jsonl", _jsonl(_rows(batch)))
     response = en.post(URL + "?dry_run=true", {"file": upload, "dry_run": "false"})
     assert response.status_code == 400 and response.json()["field"] == "dry_run"
+    assert "a query parameter (?dry_run=…)" in response.json()["error"]
     upload = SimpleUploadedFile("r.jsonl", _jsonl(_rows(batch)))
     response = en.post(URL, {"file": upload, "overwrite": "1"})
     assert response.status_code == 400 and response.json()["field"] == "overwrite"
-    assert en.post(URL, {"batch": "1"}).json()["field"] == "file"
+    assert en.post(URL, {}).json()["field"] == "file"
+    assert not Annotation.objects.exists()
 
 
 def test_another_media_type_is_415(en):
