@@ -58,7 +58,8 @@ def test_the_quota_override_needs_a_reason_and_is_recorded(en, researcher):
     assert response.status_code == 201, response.content
     body = response.json()
     record = ImportOverride.objects.get()
-    assert body["overridden"] == {"quota": 1, "chosen_annotators": 0, "qualification": 0, "web_ratings": 0}
+    assert body["overridden"] == {"quota": 1, "chosen_annotators": 0, "qualification": 0, "web_ratings": 0,
+                                  "closed_batch": 0}  # fmt: skip
     assert body["override"] == {"id": record.pk, "by": "res_001", "reason": "三人目の評価者を追加"}
     assert record.created_by == researcher and record.surface == "api" and record.files == "body"
     assert _stored() == (3, 1, 1)
@@ -78,7 +79,8 @@ def test_unchosen_and_unqualified_annotators_are_refused_then_allowed_with_a_rea
     assert _stored() == (0, 0, 0)
     query = "?allow_unchosen_annotators=true&allow_unqualified_annotators=true&reason=trained+offline"
     body = _post(en, rows, query).json()
-    assert body["overridden"] == {"quota": 0, "chosen_annotators": 1, "qualification": 1, "web_ratings": 0}
+    assert body["overridden"] == {"quota": 0, "chosen_annotators": 1, "qualification": 1, "web_ratings": 0,
+                                  "closed_batch": 0}  # fmt: skip
     assert ImportOverride.objects.get().counts == {"chosen_annotators": 1, "qualification": 1}
     assert _stored() == (2, 1, 2)
 
