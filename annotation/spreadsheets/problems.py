@@ -171,7 +171,7 @@ NOT_QUALIFIED = gettext_noop(
     "annotators. Let them pass the qualification test on the training page, or add %(option_text)s with a reason"
 )
 OWN_OVER_QUOTA = gettext_noop(
-    "dialogue %(id)s reached the quota of batch %(batch)s (%(quota)s ratings per item) after this sheet was "
+    "dialogue %(id)s reached the quota of batch %(batch)s (%(quota)s rating(s) per item) after this sheet was "
     "made: others rated or reserved it meanwhile, and the queue never hands an item out beyond its quota. "
     "Nothing was stored: leave this row's scores blank and upload the sheet again, or ask a researcher to upload it"
 )

@@ -116,7 +116,7 @@ def test_an_item_that_reached_its_quota_meanwhile_is_refused_on_its_row_for_the_
     assert _where(problems) == [(ID_CELL[0], ROW["dialogue_000"], ID_CELL[1], ID_CELL[2], "dialogue_000")]
     assert problems[0].template == msgids.OWN_OVER_QUOTA
     assert problems[0].message == (
-        "dialogue 'dialogue_000' reached the quota of batch 'sheet' (1 ratings per item) after this sheet was made: "
+        "dialogue 'dialogue_000' reached the quota of batch 'sheet' (1 rating(s) per item) after this sheet was made: "
         "others rated or reserved it meanwhile, and the queue never hands an item out beyond its quota. Nothing was "
         "stored: leave this row's scores blank and upload the sheet again, or ask a researcher to upload it"
     )
@@ -275,7 +275,7 @@ def test_the_annotators_page_lists_the_row_offers_no_override_and_stores_nothing
     assert response.status_code == 400
     html = response.content.decode()
     assert 'data-problems="1"' in html and f'data-row="{ROW["dialogue_000"]}" data-column="A"' in html
-    assert "reached the quota of batch &#x27;sheet&#x27; (1 ratings per item) after this sheet was made" in html
+    assert "reached the quota of batch &#x27;sheet&#x27; (1 rating(s) per item) after this sheet was made" in html
     assert "or ask a researcher to upload it" in html and 'name="allow_over_quota"' not in html
     assert _state() == before
 
