@@ -39,12 +39,13 @@ def measure(dialogues: Path, repeats: int) -> dict:
     from django.contrib.auth.models import Group, User
     from django.core.management import call_command
     from django.db import connection
+    from django.utils import timezone
     from openpyxl import load_workbook
 
     from annotation.axes import AXES
     from annotation.collection.queue import recount_taken
     from annotation.io.imports import dialogues_import
-    from annotation.models import Annotation, Batch
+    from annotation.models import Annotation, Batch, QualificationAttempt
     from annotation.spreadsheets import layout
     from annotation.spreadsheets.imports import sheet_import
     from annotation.spreadsheets.services import template_write
@@ -54,6 +55,8 @@ def measure(dialogues: Path, repeats: int) -> dict:
     batch = Batch.objects.get(name="bench")
     annotator = User.objects.create_user("bench_annotator")
     annotator.groups.add(Group.objects.get_or_create(name="annotator")[0])
+    # A qualified annotator: a sheet's new ratings obey the qualification rule (annotation.io.import_rules).
+    QualificationAttempt.objects.create(annotator=annotator, finished_at=timezone.now(), passed=True)
     folder = dialogues.parent
     times = {key: [] for key in LABELS}
     for _ in range(repeats):

@@ -6,8 +6,9 @@ uploading the same file again changes nothing. The body is the JSONL itself (``C
 application/x-ndjson``, ``application/jsonl`` or ``text/plain``) or a multipart form with ``file``.
 Options come as query parameters, whatever the body: ``dry_run``, ``update`` and ``batch``;
 ``ignore_unknown_keys``; and the overrides of the batch's rules (``annotation.io.import_rules``):
-``allow_over_quota``, ``allow_unchosen_annotators``, ``allow_unqualified_annotators`` and
-``replace_web_ratings`` (with ``update``), each needing a ``reason``, recorded with the caller's name.
+``allow_over_quota``, ``allow_unchosen_annotators``, ``allow_unqualified_annotators``,
+``allow_closed_batch`` and ``replace_web_ratings`` (with ``update``), each needing a ``reason``, recorded with
+the caller's name.
 A large file (over 2 MB or 5,000 lines) is imported by a worker: 202 with the job to poll.
 """
 
@@ -91,6 +92,9 @@ class OverriddenSerializer(serializers.Serializer):
     web_ratings = serializers.IntegerField(
         min_value=0, help_text="ratings made on the web that were replaced (replace_web_ratings)"
     )
+    closed_batch = serializers.IntegerField(
+        min_value=0, help_text="ratings added to or changed in a closed batch (allow_closed_batch)"
+    )
 
 
 class OverrideRecordSerializer(serializers.Serializer):
@@ -154,6 +158,8 @@ _FLAG_HELP = {
     "qualification; accounts made by imports are not checked (they cannot take the test); needs a reason, recorded",
     "replace_web_ratings": "true, with update=true: also replace ratings annotators made on the web; needs a "
     "reason, recorded (without update=true nothing is replaced: a differing rating stays a problem of its line)",
+    "allow_closed_batch": "true: store ratings (new ones, and with update=true changed ones) of a closed batch, "
+    "which the queue no longer hands out; needs a reason, recorded",
 }
 _REASON = {
     "type": "string", "minLength": 1, "maxLength": MAX_REASON, "pattern": REASON_PATTERN,
@@ -197,7 +203,8 @@ _PROBLEMS_EXAMPLE = {
 _STORED_EXAMPLE = {"batch": 3, "file": "ratings.jsonl", "created": 1200, "updated": 0, "unchanged": 0,
                    "users_created": 2, "dry_run": False, "ignored_keys": [{"key": "note", "lines": 1200}],
                    "ignored_keys_more": 0,
-                   "overridden": {"quota": 4, "chosen_annotators": 0, "qualification": 0, "web_ratings": 0},
+                   "overridden": {"quota": 4, "chosen_annotators": 0, "qualification": 0, "web_ratings": 0,
+                                  "closed_batch": 0},
                    "override": {"id": 7, "by": "researcher", "reason": "two extra raters, pilot"}}  # fmt: skip
 
 
@@ -240,13 +247,14 @@ class RatingsImportViewSet(ApiErrorsMixin, viewsets.GenericViewSet):
             "account become annotator accounts (flagged as imported). Files over 2 MB or 5,000 lines are "
             "imported by a worker: the answer is 202 with the job; poll its `url` until `status` is succeeded "
             "(its `result` holds the counts) or failed (its `result.problems` the located problems).\n\n"
-            "The ratings obey their batches' rules, as the web queue does: at most the batch's quota of ratings "
-            "per item (stored ratings and open reservations count), in a batch for chosen annotators only those "
-            "chosen, only annotators with a valid qualification (accounts made by imports are not checked: they "
-            "cannot log in to take the test), and `update` never replaces a rating made on the web. Each "
-            "violation is a located problem naming the rule and its override; `allow_over_quota`, "
-            "`allow_unchosen_annotators`, `allow_unqualified_annotators` and `replace_web_ratings` (with "
-            "`update`) override them, each with a `reason`: what they let in is recorded with the caller's name "
+            "The ratings obey their batches' rules, as the web queue does: a closed batch takes no new or changed "
+            "rating, at most the batch's quota of ratings per item (stored ratings and open reservations count), "
+            "in a batch for chosen annotators only those chosen, only annotators with a valid qualification "
+            "(accounts made by imports are not checked: they cannot log in to take the test), and `update` never "
+            "replaces a rating made on the web. Each violation is a located problem naming the rule and its "
+            "override; `allow_closed_batch`, `allow_over_quota`, `allow_unchosen_annotators`, "
+            "`allow_unqualified_annotators` and `replace_web_ratings` (with `update`) override them, each with a "
+            "`reason`: what they let in is recorded with the caller's name "
             "(`override` in the answer; admin: import overrides). A top-level key beyond the format's fields is "
             "a problem unless `ignore_unknown_keys=true`, and so is an id (`id`, `annotator_id`) that begins "
             "with = + - @ or holds a control character."

@@ -2,21 +2,27 @@
 
 The web queue (``annotation.collection.queue``) hands an annotator an item only when
 
+* the batch is open (a closed batch hands nothing out and is in nobody's list);
 * the item's ratings and open reservations are under the batch's quota (``Batch.annotations_per_item``);
 * the batch is open to every annotator, or the annotator is one of those chosen for it (``Batch.restricted``);
 * the annotator holds a valid qualification (``annotation.collection.qualification``: passed, not expired).
 
-A ratings import applies the same three rules to every rating it would add (``import_annotations``, the API's
-``annotations/import/``, a batch page's upload and the job behind large uploads): counted over the people's
-ratings already stored (an LLM rater's take no slot, as in the queue), the queue's open reservations (each
-will become a rating; a reservation of the file's own annotator on the item is closed by the import instead)
-and the new ratings of the files. A rating that is already stored (unchanged, or replaced with ``update``)
-adds nothing and is not checked again. A fourth rule protects people's work: ``update`` never replaces a
-rating made on the web (``Annotation.source``).
+A ratings import applies the same rules to every rating it would add (``import_annotations``, the API's
+``annotations/import/``, a batch page's upload and the job behind large uploads; a rating sheet, through
+``annotation.spreadsheets.imports``, the quota and the qualification: it checks the batch and the chosen
+annotators of the whole sheet itself): counted over the people's ratings already stored (an LLM rater's take
+no slot, as in the queue), the queue's open reservations (each will become a rating; a reservation of the
+file's own annotator on the item is closed by the import instead) and the new ratings of the files. A rating
+that is already stored (unchanged, or replaced with ``update``) adds nothing and is not checked again, but
+for the closed batch: a closed batch takes no new rating and no changed one (re-importing what is stored
+changes nothing and is accepted). A fifth rule protects people's work: ``update`` never replaces a rating made
+on the web (``Annotation.source``).
 
 Each rule has its own option (``RatingOverrides``); any override needs a reason, and what it let in is
 recorded in the import's transaction (``ImportOverride``, with the ratings and lines it let in): who, when,
 through which surface, why. Without the option each violation is a located problem and nothing is stored.
+The rules find the violations (``Violation``: the rule, the line, what was found); the caller says them in
+its own terms (``describe``: a JSONL file's line and JSON path by default, a sheet's row and column).
 
 Placeholder accounts (made by an import for an annotator id seen only in files: flagged ``imported``, no usable
 password) stand for raters outside this site. They cannot log in, so they can neither take the qualification
@@ -35,8 +41,9 @@ from __future__ import annotations
 
 import re
 from collections import defaultdict
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
+from functools import partial
 
 from django.contrib.auth import get_user_model
 from django.contrib.auth.hashers import is_password_usable
@@ -60,9 +67,12 @@ from core.jsonl import gettext_noop
 
 CHUNK = 5_000
 Rule = ImportOverrideRating.Rule
-RULES = tuple(Rule.values)  # quota, chosen_annotators, qualification, web_ratings
+RULES = tuple(Rule.values)  # quota, chosen_annotators, qualification, web_ratings, closed_batch
+# The rules ``batch_rules_check`` checks (``update`` over a web rating is the import's own check).
+BATCH_RULES = (Rule.CLOSED_BATCH, Rule.QUOTA, Rule.CHOSEN_ANNOTATORS, Rule.QUALIFICATION)
 # The option that overrides each rule, as the service and the API name it.
 RULE_OPTIONS = {
+    Rule.CLOSED_BATCH: "allow_closed_batch",
     Rule.QUOTA: "allow_over_quota",
     Rule.CHOSEN_ANNOTATORS: "allow_unchosen_annotators",
     Rule.QUALIFICATION: "allow_unqualified_annotators",
@@ -106,6 +116,11 @@ STATE_TEXTS = {
     "expired": gettext_noop("has a qualification that expired on %(expired)s"),
     "inactive": gettext_noop("is an inactive account"),
 }
+CLOSED_BATCH = gettext_noop(
+    "batch %(batch)s is closed (%(n)s new or changed rating(s) in this import): a closed batch takes no more "
+    "ratings, as the queue hands none of its items out. Reopen it in the batch's settings, or add %(option_text)s "
+    "with a reason"
+)
 WEB_RATING = gettext_noop(
     "%(annotator)s rated %(id)s on the web and this line differs: an import never replaces a rating made on "
     "the web unless asked by name. Leave the line out, or add %(option_text)s with a reason (the old values "
@@ -129,6 +144,7 @@ class RatingOverrides:
     allow_unchosen_annotators: bool = False
     allow_unqualified_annotators: bool = False
     replace_web_ratings: bool = False
+    allow_closed_batch: bool = False
     reason: str = ""
     by: object = None
     by_name: str = ""
@@ -162,15 +178,48 @@ def reason_problem(reason: str, overrides: Sequence[str]) -> tuple[str, dict] | 
     return None
 
 
-# --------------------------------------------------------------------------- the three rules of the queue
+# --------------------------------------------------------------------------- the rules of the queue
+
+
+@dataclass(frozen=True)
+class Violation:
+    """A rule broken by an import's new ratings, not overridden: the rule, the line it is reported at (the
+    rating past the quota; an annotator's or a batch's first line, for all of theirs) and what was found (the
+    parameters of its message: ``id``, ``total``, ``batch``, ``quota``, ``stored``, ``new`` for the quota;
+    ``annotator``, ``batch``, ``n`` for the chosen annotators; ``annotator``, ``state`` (a key of
+    ``STATE_TEXTS``), ``state_text``, ``n`` and maybe ``expired`` for the qualification; ``batch``, ``n`` for a
+    closed batch)."""
+
+    rule: str
+    record: AnnotationRecord
+    found: dict
+
+
+# How a JSONL import reports each rule: its message and the JSON path it points at.
+_JSONL = {
+    Rule.QUOTA: (OVER_QUOTA, "$.id"),
+    Rule.CHOSEN_ANNOTATORS: (NOT_CHOSEN, "$.annotator_id"),
+    Rule.QUALIFICATION: (NOT_QUALIFIED, "$.annotator_id"),
+    Rule.CLOSED_BATCH: (CLOSED_BATCH, "$.id"),
+}
+
+
+def jsonl_problem(violation: Violation, *, options: dict[str, str]) -> Problem:
+    """A violation as a JSONL import says it: the file's line and JSON path, the rule and the option that
+    overrides it, as ``options`` names it."""
+    template, path = _JSONL[violation.rule]
+    found = {key: value for key, value in violation.found.items() if key != "state"}
+    record = violation.record
+    return Problem.of(record.file, record.line, path, template, **found,
+                      option_text=options[RULE_OPTIONS[violation.rule]])  # fmt: skip
 
 
 @dataclass
 class RuleCheck:
-    """What the batch's rules found in an import's new ratings: the problems (rules not overridden), and for
-    each rule overridden the lines it let in (record, dialogue pk)."""
+    """What the batch's rules found in an import's new ratings: the problems (rules not overridden, as
+    ``describe`` says them), and for each rule overridden the lines it let in (record, dialogue pk)."""
 
-    problems: list[Problem] = field(default_factory=list)
+    problems: list = field(default_factory=list)
     allowed: dict[str, list[tuple[AnnotationRecord, int]]] = field(default_factory=lambda: defaultdict(list))
 
     def counts(self) -> dict[str, int]:
@@ -191,43 +240,55 @@ def batch_rules_check(
     dialogue_batches: dict[str, int],
     users: dict[str, int],
     overrides: RatingOverrides,
-    options: dict[str, str],
+    options: dict[str, str] | None = None,
     quota: str | None = "before",
+    changed: Sequence[AnnotationRecord] = (),
+    rules: Sequence[str] = BATCH_RULES,
+    describe: Callable[[Violation], object] | None = None,
 ) -> RuleCheck:
-    """Check the ratings an import would add against their batches' quota, chosen annotators and qualification.
+    """Check the ratings an import would add against their batches' rules: closed batch, quota, chosen
+    annotators and qualification (those of ``rules``).
 
-    ``new`` are the records that would become new ratings, in file order; ``users`` the annotator ids that have
-    an account (``{name: pk}``; the others get placeholder accounts). ``options`` names the override options as
-    the caller offers them (msgids) for the problems' hints. ``quota``: ``"before"`` the ratings are stored (a
-    dry run, or a file with other problems: the queue's counts as they are), ``"after"`` (inside the storing
-    transaction, once ``ratings_store`` has stored them: the counts of the items, locked; the quota only), or
-    None (not checked).
+    ``new`` are the records that would become new ratings, in file order, ``changed`` those that would replace a
+    stored rating (only a closed batch refuses them); ``users`` the annotator ids that have an account
+    (``{name: pk}``; the others get placeholder accounts). ``describe`` says each violation as a problem; by
+    default ``jsonl_problem``, with the override options named as ``options`` names them (msgids). ``quota``:
+    ``"before"`` the ratings are stored (a dry run, or a file with other problems: the queue's counts as they
+    are), ``"after"`` (inside the storing transaction, once ``ratings_store`` has stored them: the counts of the
+    items, locked; the quota only), or None (not checked).
     """
     check = RuleCheck()
-    if not new:
+    if not new and not changed:
         return check
+    report = describe or partial(jsonl_problem, options=options or {})
     batches = {
-        pk: (name, limit, restricted)
-        for pk, name, limit, restricted in Batch.objects.filter(pk__in={dialogue_batches[r.id] for r in new})
-        .values_list("pk", "name", "annotations_per_item", "restricted")
-    }  # fmt: skip
-    if quota is not None:
+        pk: (name, limit, restricted, status)
+        for pk, name, limit, restricted, status in Batch.objects.filter(
+            pk__in={dialogue_batches[r.id] for r in (*new, *changed)}
+        ).values_list("pk", "name", "annotations_per_item", "restricted", "status")
+    }
+    violations: list[Violation] = []
+    if quota is not None and Rule.QUOTA in rules and new:
         by_dialogue: dict[int, list[AnnotationRecord]] = defaultdict(list)
         for record in new:
             by_dialogue[dialogue_pks[record.id]].append(record)
         if quota == "after":
-            quotas = [(pk, limit) for pk, (_name, limit, _restricted) in batches.items()]
+            quotas = [(pk, limit) for pk, (_name, limit, _restricted, _status) in batches.items()]
             over = _over_quota_after_store(sorted(by_dialogue), quotas)
             base = {pk: n - len(by_dialogue[pk]) for pk, n in over.items()}
             by_dialogue = {pk: by_dialogue[pk] for pk in base}  # the others are within their quota
         else:
             base = _taken_before(sorted(by_dialogue), {(dialogue_pks[r.id], users[r.annotator_id])
                                                        for r in new if r.annotator_id in users})  # fmt: skip
-        _quota(check, by_dialogue, base, dialogue_batches, batches, overrides, options)
-        if quota == "after":
-            return check  # the annotators' rules were checked before the ratings were stored
-    _chosen(check, new, dialogue_pks, dialogue_batches, batches, users, overrides, options)
-    _qualification(check, new, dialogue_pks, users, overrides, options)
+        _quota(check, violations, by_dialogue, base, dialogue_batches, batches, overrides)
+    if quota != "after":  # the other rules were checked before the ratings were stored
+        if Rule.CLOSED_BATCH in rules:
+            _closed(check, violations, [*new, *changed], dialogue_pks, dialogue_batches, batches, overrides)
+        if Rule.CHOSEN_ANNOTATORS in rules:
+            _chosen(check, violations, new, dialogue_pks, dialogue_batches, batches, users, overrides)
+        if Rule.QUALIFICATION in rules:
+            _qualification(check, violations, new, dialogue_pks, users, overrides)
+    check.problems = [report(violation) for violation in violations]
     return check
 
 
@@ -267,9 +328,9 @@ def _over_quota_after_store(dialogue_ids: list[int], batches: list[tuple[int, in
     return over
 
 
-def _quota(check, by_dialogue, base, dialogue_batches, batches, overrides, options) -> None:
+def _quota(check, violations, by_dialogue, base, dialogue_batches, batches, overrides) -> None:
     for dialogue_id, records in by_dialogue.items():
-        name, quota, _restricted = batches[dialogue_batches[records[0].id]]
+        name, quota, _restricted, _status = batches[dialogue_batches[records[0].id]]
         stored = base.get(dialogue_id, 0)
         total = stored + len(records)
         if total <= quota:
@@ -281,12 +342,28 @@ def _quota(check, by_dialogue, base, dialogue_batches, batches, overrides, optio
                 check.allowed[Rule.QUOTA].append((record, dialogue_id))
                 continue
             found = {"id": repr(record.id), "total": total, "batch": repr(name), "quota": quota, "stored": stored,
-                     "new": len(records), "option_text": options[RULE_OPTIONS[Rule.QUOTA]]}  # fmt: skip
-            check.problems.append(Problem.of(record.file, record.line, "$.id", OVER_QUOTA, **found))
+                     "new": len(records)}  # fmt: skip
+            violations.append(Violation(Rule.QUOTA, record, found))
 
 
-def _chosen(check, new, dialogue_pks, dialogue_batches, batches, users, overrides, options) -> None:
-    restricted = [pk for pk, (_name, _quota, only_chosen) in batches.items() if only_chosen]
+def _closed(check, violations, records, dialogue_pks, dialogue_batches, batches, overrides) -> None:
+    """A closed batch takes no new rating and no changed one: one problem per batch, at its first line."""
+    closed = {pk for pk, (_name, _quota, _restricted, status) in batches.items() if status == Batch.Status.CLOSED}
+    lines: dict[int, list[AnnotationRecord]] = defaultdict(list)
+    for record in records:
+        if dialogue_batches[record.id] in closed:
+            lines[dialogue_batches[record.id]].append(record)
+    for batch_pk, batch_records in lines.items():
+        if overrides.allow_closed_batch:
+            check.allowed[Rule.CLOSED_BATCH] += [(r, dialogue_pks[r.id]) for r in batch_records]
+            continue
+        first = min(batch_records, key=lambda r: (r.file, r.line))
+        found = {"batch": repr(batches[batch_pk][0]), "n": len(batch_records)}
+        violations.append(Violation(Rule.CLOSED_BATCH, first, found))
+
+
+def _chosen(check, violations, new, dialogue_pks, dialogue_batches, batches, users, overrides) -> None:
+    restricted = [pk for pk, (_name, _quota, only_chosen, _status) in batches.items() if only_chosen]
     if not restricted:
         return
     chosen = set(Batch.annotators.through.objects.filter(batch_id__in=restricted).values_list("batch_id", "user_id"))
@@ -299,10 +376,8 @@ def _chosen(check, new, dialogue_pks, dialogue_batches, batches, users, override
         if overrides.allow_unchosen_annotators:
             check.allowed[Rule.CHOSEN_ANNOTATORS] += [(r, dialogue_pks[r.id]) for r in records]
             continue
-        first = records[0]
-        found = {"annotator": repr(annotator), "batch": repr(batches[batch_pk][0]), "n": len(records),
-                 "option_text": options[RULE_OPTIONS[Rule.CHOSEN_ANNOTATORS]]}  # fmt: skip
-        check.problems.append(Problem.of(first.file, first.line, "$.annotator_id", NOT_CHOSEN, **found))
+        found = {"annotator": repr(annotator), "batch": repr(batches[batch_pk][0]), "n": len(records)}
+        violations.append(Violation(Rule.CHOSEN_ANNOTATORS, records[0], found))
 
 
 def _accounts(pks: list[int]) -> tuple[list, dict[int, _Account]]:
@@ -315,7 +390,7 @@ def _accounts(pks: list[int]) -> tuple[list, dict[int, _Account]]:
     return users, accounts
 
 
-def _qualification(check, new, dialogue_pks, users, overrides, options) -> None:
+def _qualification(check, violations, new, dialogue_pks, users, overrides) -> None:
     """Live annotators only: an account the file names that is not a placeholder (see the module doc)."""
     lines: dict[str, list[AnnotationRecord]] = defaultdict(list)
     for record in new:
@@ -342,10 +417,9 @@ def _qualification(check, new, dialogue_pks, users, overrides, options) -> None:
             params["expired"] = timezone.localdate(qualification.expires).isoformat()
         else:
             state = "none"
-        first = records[0]
-        found = {"annotator": repr(name), "state_text": STATE_TEXTS[state], "n": len(records),
-                 "option_text": options[RULE_OPTIONS[Rule.QUALIFICATION]], **params}  # fmt: skip
-        check.problems.append(Problem.of(first.file, first.line, "$.annotator_id", NOT_QUALIFIED, **found))
+        found = {"annotator": repr(name), "state": state, "state_text": STATE_TEXTS[state], "n": len(records),
+                 **params}  # fmt: skip
+        violations.append(Violation(Rule.QUALIFICATION, records[0], found))
 
 
 # --------------------------------------------------------------------------- the record of an override
@@ -363,10 +437,12 @@ def override_record(
     surface: str,
     job_id=None,
     line_names: dict[str, str] | None = None,
+    where: Callable[[AnnotationRecord], str] | None = None,
 ) -> ImportOverride | None:
     """Record what the overrides let in (call inside the import's transaction, after the ratings are stored):
-    the new ratings past each rule (``allowed``) and the web ratings replaced (``replaced``: rating pk, record).
-    None when nothing was overridden. ``line_names`` maps a file's path as read to the name its user knows."""
+    the ratings past each rule (``allowed``) and the web ratings replaced (``replaced``: rating pk, record).
+    None when nothing was overridden. Each rating's line is ``file:line``, with ``line_names`` mapping a file's
+    path as read to the name its user knows, or what ``where`` says of its record (a sheet's row)."""
     counts = {rule: len(allowed[rule]) for rule in RULES if allowed.get(rule)}
     if replaced:
         counts[Rule.WEB_RATINGS] = len(replaced)
@@ -394,15 +470,15 @@ def override_record(
         pks = {(d, a): pk for pk, d, a in rows if (d, a) in pairs}
     names = line_names or {}
 
-    def where(r: AnnotationRecord) -> str:
-        return f"{names.get(r.file, r.file)}:{r.line}"[-300:]
+    def line_of(r: AnnotationRecord) -> str:
+        return (where(r) if where is not None else f"{names.get(r.file, r.file)}:{r.line}")[-300:]
 
     links = [
         ImportOverrideRating(override=record, annotation_id=pks[(dialogue_pk, user_pks[r.annotator_id])],
-                             rule=rule, line=where(r))
+                             rule=rule, line=line_of(r))
         for rule in counts if rule != Rule.WEB_RATINGS for r, dialogue_pk in allowed[rule]
     ]  # fmt: skip
-    links += [ImportOverrideRating(override=record, annotation_id=pk, rule=Rule.WEB_RATINGS, line=where(r))
+    links += [ImportOverrideRating(override=record, annotation_id=pk, rule=Rule.WEB_RATINGS, line=line_of(r))
               for pk, r in replaced]  # fmt: skip
     ImportOverrideRating.objects.bulk_create(links, batch_size=2_000)
     return record

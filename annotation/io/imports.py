@@ -124,6 +124,7 @@ COMMAND_OPTIONS = {
     "allow_unchosen_annotators": "--allow-unchosen-annotators",
     "allow_unqualified_annotators": "--allow-unqualified-annotators",
     "replace_web_ratings": "--replace-web-ratings",
+    "allow_closed_batch": "--allow-closed-batch",
 }
 
 
@@ -285,12 +286,13 @@ def annotations_import(
     dialogues: a rating of another batch's dialogue is a problem of its line. ``option_names`` names the
     options as the caller offers them (msgids; the command's ``--update`` and so on by default) in the hints.
 
-    The ratings obey their batches' rules (``annotation.io.import_rules``: quota, chosen annotators,
-    qualification, and ``update`` never replaces a rating made on the web) unless ``overrides`` lets them past
-    with a reason: what it let in is recorded (``ImportOverride``, through ``surface``, by ``job_id``'s worker
-    when given) in the same transaction. A top-level key beyond the format's fields is a problem of its line,
-    unless ``ignore_unknown_keys``: then it is left out and counted (``summary.ignored_keys``). ``file_names``
-    maps a file's path as read to the name its user knows (for the record).
+    The ratings obey their batches' rules (``annotation.io.import_rules``: a closed batch takes none, quota,
+    chosen annotators, qualification, and ``update`` never replaces a rating made on the web) unless
+    ``overrides`` lets them past with a reason: what it let in is recorded (``ImportOverride``, through
+    ``surface``, by ``job_id``'s worker when given) in the same transaction. A top-level key beyond the format's
+    fields is a problem of its line, unless ``ignore_unknown_keys``: then it is left out and counted
+    (``summary.ignored_keys``). ``file_names`` maps a file's path as read to the name its user knows (for the
+    record).
     """
     options = {**COMMAND_OPTIONS, **(option_names or {})}
     overrides = overrides or RatingOverrides()
@@ -357,8 +359,9 @@ def annotations_import(
                 )
             log.add(Problem.of(record.file, record.line, "$", template, **found))
     rule_options = {name: options[name] for name in RULE_OPTIONS.values()}
-    rules_of = partial(batch_rules_check, new=new, dialogue_pks=dialogue_pks, dialogue_batches=dialogue_batches,
-                       users=users, overrides=overrides, options=rule_options)  # fmt: skip
+    rules_of = partial(batch_rules_check, new=new, changed=[r for _pk, _old, r in changed], dialogue_pks=dialogue_pks,
+                       dialogue_batches=dialogue_batches, users=users, overrides=overrides,
+                       options=rule_options)  # fmt: skip
     if log or dry_run:  # the rules' problems are listed with the others; an import checks them as it stores
         checked = rules_of()
         log.extend(checked.problems)

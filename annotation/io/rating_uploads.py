@@ -48,6 +48,7 @@ OPTION_NAMES = {
         "allow_unchosen_annotators": "allow_unchosen_annotators=true",
         "allow_unqualified_annotators": "allow_unqualified_annotators=true",
         "replace_web_ratings": "replace_web_ratings=true",
+        "allow_closed_batch": "allow_closed_batch=true",
     },
     "page": {
         "update": gettext_noop("the option “Replace ratings that differ”"),
@@ -56,6 +57,7 @@ OPTION_NAMES = {
         "allow_unchosen_annotators": gettext_noop("the option “Allow annotators not chosen for the batch”"),
         "allow_unqualified_annotators": gettext_noop("the option “Allow annotators without a valid qualification”"),
         "replace_web_ratings": gettext_noop("the option “Also replace ratings made on the web”"),
+        "allow_closed_batch": gettext_noop("the option “Allow ratings in a closed batch”"),
     },
 }
 
@@ -69,6 +71,7 @@ class RuleOptions:
     allow_unchosen_annotators: bool = False
     allow_unqualified_annotators: bool = False
     replace_web_ratings: bool = False
+    allow_closed_batch: bool = False
     ignore_unknown_keys: bool = False
     reason: str = ""
 
@@ -90,6 +93,7 @@ class RuleOptions:
             allow_unchosen_annotators=self.allow_unchosen_annotators,
             allow_unqualified_annotators=self.allow_unqualified_annotators,
             replace_web_ratings=self.replace_web_ratings,
+            allow_closed_batch=self.allow_closed_batch,
             reason=self.reason,
             by=user,
             by_name="" if user is not None else f"job {job_id} (its creator's account was deleted)",
@@ -186,8 +190,9 @@ def ratings_upload(job, progress) -> dict:
     """Params ``{"batch_id" (or null: any batch), "file" (below VAR_DIR), "name" (the user's file name), "lines",
     "dry_run", "update", "surface" ("api" or "page": how the problems' hints name the options), and the
     ``RuleOptions``: "allow_over_quota", "allow_unchosen_annotators", "allow_unqualified_annotators",
-    "replace_web_ratings", "ignore_unknown_keys" and "reason"}`` (a flag absent is false). The overrides are
-    recorded as the job's creator's, with the job's id; the result says what they let in."""
+    "replace_web_ratings", "allow_closed_batch", "ignore_unknown_keys" and "reason"}`` (a flag absent is
+    false). The overrides are recorded as the job's creator's, with the job's id; the result says what they let
+    in."""
     params = job.params
     batch = None
     if params.get("batch_id") is not None:
@@ -271,23 +276,29 @@ def _rules_sentences(result: dict) -> list[str]:
         if more := result.get("ignored_keys_more"):
             keys = f"{keys}, +{more:,}"
         sentences.append(_("Unknown fields ignored: %(keys)s.") % {"keys": keys})
-    overridden = {rule: n for rule, n in (result.get("overridden") or {}).items() if n}
-    if overridden:
-        labels = dict(ImportOverrideRating.Rule.choices)
-        rules = ", ".join(_("%(rule)s: %(n)s") % {"rule": labels.get(rule, rule), "n": f"{n:,}"}
-                          for rule, n in overridden.items())  # fmt: skip
-        override = result.get("override")
-        if result.get("dry_run"):
-            sentence = _("These ratings would pass the batch's rules by an override: %(rules)s (nothing is recorded "
-                         "in a dry run).") % {"rules": rules}  # fmt: skip
-        elif isinstance(override, dict):
-            sentence = _("These ratings passed the batch's rules by an override: %(rules)s; recorded as import "
-                         "override #%(id)s by %(by)s.") % {"rules": rules, "id": override.get("id"),
-                                                            "by": override.get("by")}  # fmt: skip
-        else:
-            sentence = _("These ratings passed the batch's rules by an override: %(rules)s.") % {"rules": rules}
+    sentence = overrides_sentence(result.get("overridden"), result.get("override"), dry_run=bool(result.get("dry_run")))
+    if sentence:
         sentences.append(sentence)
     return sentences
+
+
+def overrides_sentence(overridden: dict | None, override, *, dry_run: bool = False) -> str:
+    """What the overrides of the batch's rules let in (``overridden``: ratings per rule) and their record
+    (``override``: ``{id, by, reason}``, None when nothing was recorded), in people's words; "" without any."""
+    overridden = {rule: n for rule, n in (overridden or {}).items() if n}
+    if not overridden:
+        return ""
+    labels = dict(ImportOverrideRating.Rule.choices)
+    rules = ", ".join(_("%(rule)s: %(n)s") % {"rule": labels.get(rule, rule), "n": f"{n:,}"}
+                      for rule, n in overridden.items())  # fmt: skip
+    if dry_run:
+        return _("These ratings would pass the batch's rules by an override: %(rules)s (nothing is recorded "
+                 "in a dry run).") % {"rules": rules}  # fmt: skip
+    if isinstance(override, dict):
+        return _("These ratings passed the batch's rules by an override: %(rules)s; recorded as import "
+                 "override #%(id)s by %(by)s.") % {"rules": rules, "id": override.get("id"),
+                                                    "by": override.get("by")}  # fmt: skip
+    return _("These ratings passed the batch's rules by an override: %(rules)s.") % {"rules": rules}
 
 
 def _job_summary(result: dict) -> tuple[str, str | None]:

@@ -15,15 +15,18 @@ class ImportOverride(models.Model):
     """One ratings import stored against a batch's rules (``annotation.io.import_rules``), by explicit options.
 
     The web queue never hands an item out beyond its quota, in a batch for chosen annotators only to those
-    chosen, or to an annotator without a valid qualification, and an import never replaces a rating made on
-    the web; an import goes past one of these only with the option that names it and a reason. Written in
-    the import's transaction, so it exists exactly when the ratings it let in were stored. Read-only history.
+    chosen, to an annotator without a valid qualification, or of a closed batch, and an import never replaces
+    a rating made on the web; an import (a JSONL file, or a rating sheet a researcher uploads) goes past one of
+    these only with the option that names it and a reason. Written in the import's transaction, so it exists
+    exactly when the ratings it let in were stored. Read-only history.
     """
 
     class Surface(models.TextChoices):
         COMMAND = "command", _("command line (import_annotations)")
         API = "api", _("API (annotations/import/)")
         PAGE = "page", _("batch page (Upload ratings)")
+        SHEET = "sheet", _("rating sheet (Spreadsheets)")
+        SHEET_COMMAND = "sheet_command", _("command line (import_spreadsheet)")
 
     created_at = models.DateTimeField(_("created at"), default=timezone.now)
     created_by = models.ForeignKey(
@@ -67,6 +70,7 @@ class ImportOverrideRating(models.Model):
         CHOSEN_ANNOTATORS = "chosen_annotators", _("chosen annotators only")
         QUALIFICATION = "qualification", _("qualification")
         WEB_RATINGS = "web_ratings", _("rating made on the web replaced")
+        CLOSED_BATCH = "closed_batch", _("closed batch")
 
     override = models.ForeignKey(
         ImportOverride, verbose_name=_("import override"), on_delete=models.CASCADE, related_name="ratings"

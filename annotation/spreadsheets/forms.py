@@ -1,5 +1,5 @@
-"""Forms of the spreadsheet pages: a filled sheet to upload (the researchers' with whose ratings it holds),
-and whose template a researcher downloads."""
+"""Forms of the spreadsheet pages: a filled sheet to upload (the researchers' with whose ratings it holds, and
+the overrides of the batch's quota and qualification), and whose template a researcher downloads."""
 
 from __future__ import annotations
 
@@ -8,7 +8,9 @@ from django.contrib.auth import get_user_model
 from django.template.defaultfilters import filesizeformat
 from django.utils.translation import gettext_lazy as _
 
+from annotation.io.override_forms import RuleOverridesForm
 from annotation.models import Batch
+from annotation.spreadsheets.imports import SHEET_OPTIONS
 from annotation.spreadsheets.uploads import max_upload_bytes
 from core.roles import ANNOTATOR
 
@@ -66,8 +68,14 @@ class SheetUploadForm(_NoColon, forms.Form):
         return file
 
 
-class BatchSheetUploadForm(SheetUploadForm):
-    """A researcher's upload: anyone's sheet of the batch; the annotator is needed for a CSV."""
+class BatchSheetUploadForm(SheetUploadForm, RuleOverridesForm):
+    """A researcher's upload: anyone's sheet of the batch; the annotator is needed for a CSV. The sheet's new
+    ratings may pass the batch's quota and the qualification by an override, with a reason (the batch and the
+    chosen annotators are the whole sheet's, and have none)."""
+
+    allow_closed_batch = None
+    allow_unchosen_annotators = None
+    OVERRIDES = SHEET_OPTIONS  # allow_over_quota, allow_unqualified_annotators
 
     annotator = _AnnotatorChoice(
         queryset=get_user_model().objects.none(),
@@ -80,7 +88,7 @@ class BatchSheetUploadForm(SheetUploadForm):
         ),
         error_messages={"invalid_choice": _NOT_THEIRS},
     )
-    field_order = ("file", "annotator", "dry_run")
+    field_order = ("file", "annotator", "dry_run", *SHEET_OPTIONS, "reason")
 
     def __init__(self, *args, batch: Batch, **kwargs):
         kwargs.setdefault("auto_id", "sheet-up-%s")  # apart from the ids of the batch page's other forms

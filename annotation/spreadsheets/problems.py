@@ -158,3 +158,25 @@ TEXTS_CHANGED_SINCE = gettext_noop(
 SHEET_OF_ANOTHER_BATCH = gettext_noop(
     "this is a sheet of batch %(batch)s, not of %(page_batch)s; upload it on that batch's page"
 )
+
+# annotation.spreadsheets.imports: the batch's rules (annotation.io.import_rules) on the sheet's new ratings. A
+# researcher's upload (and the command) names the override (option_text); an annotator's own offers none.
+OVER_QUOTA = gettext_noop(
+    "dialogue %(id)s would have %(total)s ratings, more than the quota of batch %(batch)s (%(quota)s per item; "
+    "%(stored)s stored or reserved in the queue): the queue never hands an item out beyond its quota. Leave this "
+    "row's scores blank, raise the quota in the batch's settings, or add %(option_text)s with a reason"
+)
+NOT_QUALIFIED = gettext_noop(
+    "%(annotator)s %(state_text)s (%(n)s new rating(s) in this sheet): the queue hands items only to qualified "
+    "annotators. Let them pass the qualification test on the training page, or add %(option_text)s with a reason"
+)
+OWN_OVER_QUOTA = gettext_noop(
+    "dialogue %(id)s reached the quota of batch %(batch)s (%(quota)s rating(s) per item) after this sheet was "
+    "made: others rated or reserved it meanwhile, and the queue never hands an item out beyond its quota. "
+    "Nothing was stored: leave this row's scores blank and upload the sheet again, or ask a researcher to upload it"
+)
+OWN_NOT_QUALIFIED = gettext_noop(
+    "%(annotator)s %(state_text)s, and the queue hands items only to qualified annotators: the %(n)s new "
+    "rating(s) of this sheet cannot be stored. Nothing was stored: pass the qualification test again on the "
+    "training page and upload the sheet again, or ask a researcher to upload it"
+)

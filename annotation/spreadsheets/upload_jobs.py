@@ -13,15 +13,19 @@ from django.contrib.auth import get_user_model
 from django.urls import reverse
 from django.utils.translation import gettext_lazy
 
+from annotation.io.rating_uploads import RuleOptions
 from annotation.models import Batch
 from annotation.spreadsheets.imports import SheetRejected
 from annotation.spreadsheets.uploads import (
+    ANNOTATOR_PAGE,
+    RESEARCHER_PAGE,
     UPLOAD_FOLDER,
     SavedSheet,
     problem_rows,
     sheet_summary_text,
     sheet_upload_discard,
     sheet_upload_import,
+    summary_overrides,
 )
 from core.job_display import register_job_display, register_job_messages
 from core.job_runner import JobRefused
@@ -31,18 +35,21 @@ from core.services import job_enqueue
 from core.uploads import job_upload_discard, kept_path
 
 SHEET_UPLOAD = "annotation.sheet_upload"
-ANNOTATOR_PAGE, RESEARCHER_PAGE = "annotator", "researcher"  # the page that follows the job
 
 
 def sheet_upload_enqueue(
-    *, upload: SavedSheet, batch: Batch, user, annotator=None, dry_run: bool = False, page: str = ANNOTATOR_PAGE
-) -> Job:
-    """Queue the check (and, unless ``dry_run``, the storing) of a kept sheet; ``user`` is who uploaded it."""
+    *, upload: SavedSheet, batch: Batch, user, annotator=None, dry_run: bool = False, page: str = ANNOTATOR_PAGE,
+    rules: RuleOptions | None = None,
+) -> Job:  # fmt: skip
+    """Queue the check (and, unless ``dry_run``, the storing) of a kept sheet; ``user`` is who uploaded it, and
+    ``rules`` the overrides a researcher chose (the page follows the job: ``page``)."""
     if page not in (ANNOTATOR_PAGE, RESEARCHER_PAGE):
         raise ValueError(f"page must be {ANNOTATOR_PAGE!r} or {RESEARCHER_PAGE!r}; got {page!r}")
+    if rules is not None and page != RESEARCHER_PAGE:
+        raise ValueError("only a researcher's upload overrides the batch's rules")
     params = {"batch_id": batch.pk, "file": upload.relative_path, "name": upload.name, "rows": upload.rows,
               "annotator_id": annotator.pk if annotator is not None else None, "dry_run": dry_run,
-              "page": page}  # fmt: skip
+              "page": page, **(rules.params() if rules is not None else {})}  # fmt: skip
     return job_enqueue(kind=SHEET_UPLOAD, params=params, user=user)
 
 
@@ -63,7 +70,9 @@ def _ended(job, reason: str) -> None:
 )
 def sheet_upload(job, progress) -> dict:
     """Params ``{"batch_id", "file" (below VAR_DIR), "name" (the user's file name), "rows", "annotator_id"
-    (or null: the workbook names its annotator), "dry_run", "page" ("annotator" or "researcher")}``."""
+    (or null: the workbook names its annotator), "dry_run", "page" ("annotator" or "researcher")}``, and on the
+    researchers' page the overrides (``RuleOptions``: "allow_over_quota", "allow_unqualified_annotators",
+    "reason"), recorded as the job's creator's with the job's id."""
     params = job.params
     batch = Batch.objects.filter(pk=params.get("batch_id")).first()
     if batch is None:
@@ -79,7 +88,10 @@ def sheet_upload(job, progress) -> dict:
     try:
         progress(0, max(upload.rows, 1), f"checking {'' if dry_run else 'and storing '}{upload.name}", force=True)
         try:
-            summary = sheet_upload_import(upload=upload, batch=batch, annotator=annotator, dry_run=dry_run)
+            summary = sheet_upload_import(
+                upload=upload, batch=batch, annotator=annotator, dry_run=dry_run, page=page, user=job.created_by,
+                rules=RuleOptions.from_params(params) if page == RESEARCHER_PAGE else None, job_id=job.pk,
+            )  # fmt: skip
         except SheetRejected as exc:
             # The runner saves this job object's result with the failure: the page lists the problems.
             job.result = {"batch_id": batch.pk, "file": upload.name, "page": page,
@@ -100,12 +112,14 @@ def sheet_upload(job, progress) -> dict:
         "skipped": summary.skipped,
         "comments": summary.comments,
         "dry_run": summary.dry_run,
+        **summary_overrides(summary),
     }
 
 
 def _upload_summary(result: dict) -> tuple[str, str | None]:
     counts = {key: int(result.get(key, 0)) for key in ("created", "updated", "unchanged", "skipped", "comments")}
-    text = sheet_summary_text(**counts, dry_run=result.get("dry_run") is True)
+    text = sheet_summary_text(**counts, dry_run=result.get("dry_run") is True, overridden=result.get("overridden"),
+                              override=result.get("override"))  # fmt: skip
     name = "annotation:batch" if result.get("page") == RESEARCHER_PAGE else "annotation:sheet"
     return text, reverse(name, args=[result["batch_id"]])
 

@@ -3,7 +3,9 @@
 A small sheet is stored while the browser waits; a large one (``is_large``) by a worker
 (``annotation.spreadsheets.upload_jobs``). Either way it is ``sheet_import``: all or nothing, every
 problem located. A sheet uploaded on one batch's page must be a sheet of that batch: one of another
-batch stores nothing either. The problems name the file as the user uploaded it.
+batch stores nothing either. The problems name the file as the user uploaded it. A researcher's upload
+offers the overrides of the batch's quota and qualification (with a reason, recorded); an annotator's
+own upload offers none.
 """
 
 from __future__ import annotations
@@ -16,6 +18,7 @@ from django.db import transaction
 from django.utils.translation import gettext as _
 from django.utils.translation import ngettext, pgettext
 
+from annotation.io.rating_uploads import OPTION_NAMES, RuleOptions, overrides_sentence
 from annotation.models import Batch
 from annotation.spreadsheets.imports import SheetImportSummary, SheetRejected, sheet_import
 from annotation.spreadsheets.problems import SHEET_OF_ANOTHER_BATCH
@@ -38,6 +41,7 @@ def max_upload_bytes() -> int:
 
 
 UPLOAD_FOLDER = Path("uploads") / "sheets"  # under VAR_DIR
+ANNOTATOR_PAGE, RESEARCHER_PAGE = "annotator", "researcher"  # who uploads: the annotator, or a researcher for anyone
 _MB = 1024 * 1024
 
 
@@ -80,15 +84,22 @@ def sheet_upload_discard(path: Path) -> None:
 
 
 def sheet_upload_import(
-    *, upload: SavedSheet, batch: Batch, annotator=None, dry_run: bool = False
-) -> SheetImportSummary:
+    *, upload: SavedSheet, batch: Batch, annotator=None, dry_run: bool = False, page: str = ANNOTATOR_PAGE,
+    user=None, rules: RuleOptions | None = None, job_id=None,
+) -> SheetImportSummary:  # fmt: skip
     """``sheet_import`` of a kept sheet that must be a sheet of ``batch``; raises ``SheetRejected``.
 
     ``annotator`` as ``sheet_import`` takes it (required for a CSV; a workbook made for someone else is
-    a problem). A sheet of another batch is rolled back and rejected: nothing is stored.
+    a problem). A sheet of another batch is rolled back and rejected: nothing is stored. On the researchers'
+    ``page`` the problems name the overrides of the quota and the qualification, and ``rules`` may choose them
+    (by ``user``, recorded, with ``job_id`` when a worker stores the sheet); the annotators' page offers none.
     """
+    options = {}
+    if page == RESEARCHER_PAGE:
+        overrides = (rules or RuleOptions()).overrides(user, job_id=job_id)
+        options = {"overrides": overrides, "option_names": OPTION_NAMES["page"], "job_id": job_id}
     with transaction.atomic():
-        summary = sheet_import(path=upload.path, name=upload.name, annotator=annotator, dry_run=dry_run)
+        summary = sheet_import(path=upload.path, name=upload.name, annotator=annotator, dry_run=dry_run, **options)
         if summary.batch and summary.batch != batch.name:
             problem = SheetProblem.of(
                 upload.name, None, None, None, "", SHEET_OF_ANOTHER_BATCH, batch=repr(summary.batch),
@@ -98,15 +109,25 @@ def sheet_upload_import(
     return summary
 
 
+def summary_overrides(summary: SheetImportSummary) -> dict:
+    """What the overrides let in and their record, as a job's result keeps them (``sheet_summary_text``)."""
+    override = None
+    if summary.override_id is not None:
+        override = {"id": summary.override_id, "by": summary.override_by, "reason": summary.override_reason}
+    return {"overridden": dict(summary.overridden), "override": override}
+
+
 def problem_rows(problems: list[SheetProblem]) -> list[dict]:
     """Rows of the problems table (plain dicts: a job's result keeps them)."""
     return [asdict(problem) for problem in problems]
 
 
 def sheet_summary_text(
-    *, created: int, updated: int, unchanged: int, skipped: int, comments: int = 0, dry_run: bool = False
-) -> str:
-    """What a sheet upload did, in people's words: "12 ratings stored (9 new, 3 changed, 4 rows left blank)."."""
+    *, created: int, updated: int, unchanged: int, skipped: int, comments: int = 0, dry_run: bool = False,
+    overridden: dict | None = None, override: dict | None = None,
+) -> str:  # fmt: skip
+    """What a sheet upload did, in people's words: "12 ratings stored (9 new, 3 changed, 4 rows left blank).",
+    and what overrides of the batch's rules let in (``overridden``: ratings per rule; ``override``: its record)."""
     stored = created + updated
     details = [
         text % {"n": f"{count:,}"}
@@ -140,6 +161,8 @@ def sheet_summary_text(
         sentences.append(ngettext("%(n)s comment sent.", "%(n)s comments sent.", comments) % {"n": f"{comments:,}"})
     if dry_run:
         sentences.append(_("Nothing was stored (check only)."))
+    if sentence := overrides_sentence(overridden, override, dry_run=dry_run):
+        sentences.append(sentence)
     for sentence in sentences[1:]:  # Japanese runs sentences on without a space
         text = pgettext("two sentences", "%(first)s %(second)s") % {"first": text, "second": sentence}
     return text

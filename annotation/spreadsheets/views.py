@@ -25,13 +25,16 @@ from annotation.spreadsheets.forms import BatchSheetUploadForm, SheetUploadForm,
 from annotation.spreadsheets.imports import SheetRejected
 from annotation.spreadsheets.layout import GUIDE_SHEET
 from annotation.spreadsheets.services import template_write
-from annotation.spreadsheets.upload_jobs import ANNOTATOR_PAGE, RESEARCHER_PAGE, SHEET_UPLOAD, sheet_upload_enqueue
+from annotation.spreadsheets.upload_jobs import SHEET_UPLOAD, sheet_upload_enqueue
 from annotation.spreadsheets.uploads import (
+    ANNOTATOR_PAGE,
+    RESEARCHER_PAGE,
     problem_rows,
     sheet_summary_text,
     sheet_upload_discard,
     sheet_upload_import,
     sheet_upload_save,
+    summary_overrides,
     upload_limits,
 )
 from core.models import Job
@@ -87,15 +90,16 @@ def _vary(response):
 
 
 def _take_sheet(request, form, *, batch: Batch, annotator, page: str, done_url: str, follow_url: str):
-    """Store an uploaded sheet: a redirect when stored, checked or queued, else the problems (nothing stored)."""
+    """Store an uploaded sheet: a redirect when stored, checked or queued, else the problems (nothing stored).
+    On the researchers' page the form's overrides of the batch's rules go with it."""
     dry_run = form.cleaned_data["dry_run"]
+    rules = form.rule_options() if page == RESEARCHER_PAGE else None
     upload = sheet_upload_save(form.cleaned_data["file"])
     if upload.is_large:
         try:
             with transaction.atomic():
-                job = sheet_upload_enqueue(
-                    upload=upload, batch=batch, user=request.user, annotator=annotator, dry_run=dry_run, page=page
-                )
+                job = sheet_upload_enqueue(upload=upload, batch=batch, user=request.user, annotator=annotator,
+                                           dry_run=dry_run, page=page, rules=rules)  # fmt: skip
         except BaseException:
             sheet_upload_discard(upload.path)
             raise
@@ -106,14 +110,15 @@ def _take_sheet(request, form, *, batch: Batch, annotator, page: str, done_url: 
         )
         return redirect(f"{follow_url}?job={job.pk}"), None
     try:
-        summary = sheet_upload_import(upload=upload, batch=batch, annotator=annotator, dry_run=dry_run)
+        summary = sheet_upload_import(upload=upload, batch=batch, annotator=annotator, dry_run=dry_run, page=page,
+                                      user=request.user, rules=rules)  # fmt: skip
     except SheetRejected as exc:
         return None, {"rows": problem_rows(exc.problems), "file": upload.name}
     finally:
         sheet_upload_discard(upload.path)
     text = sheet_summary_text(
         created=summary.created, updated=summary.updated, unchanged=summary.unchanged, skipped=summary.skipped,
-        comments=summary.comments, dry_run=summary.dry_run,
+        comments=summary.comments, dry_run=summary.dry_run, **summary_overrides(summary),
     )  # fmt: skip
     if page == RESEARCHER_PAGE:
         text = _("Sheet of %(annotator)s: %(summary)s") % {"annotator": summary.annotator, "summary": text}

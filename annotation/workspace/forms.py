@@ -6,14 +6,13 @@ from __future__ import annotations
 from django import forms
 from django.contrib.auth import get_user_model
 from django.db.models import Q
-from django.utils.translation import gettext, ngettext
 from django.utils.translation import gettext_lazy as _
+from django.utils.translation import ngettext
 
 from annotation.axes import SCORES
 from annotation.collection.progress import quota_shortfall
 from annotation.guidelines.scale import AXIS_NAMES, LEVEL_LABELS
-from annotation.io.import_rules import MAX_REASON, RULE_OPTIONS, reason_problem
-from annotation.io.rating_uploads import OPTION_NAMES, RuleOptions
+from annotation.io.override_forms import RuleOverridesForm
 from annotation.models import Batch
 from annotation.review.services import MAX_COMMENT
 from annotation.workspace.selectors import RATINGS_FILTERS, SORTS, ItemFilters
@@ -85,8 +84,9 @@ class DialogueAddForm(DialogueFileForm):
         return data
 
 
-class RatingsUploadForm(_NoColon, forms.Form):
-    """Ratings of this batch's dialogues (seed A.3 output JSONL), as ``manage.py import_annotations`` reads them."""
+class RatingsUploadForm(_NoColon, RuleOverridesForm):
+    """Ratings of this batch's dialogues (seed A.3 output JSONL), as ``manage.py import_annotations`` reads them,
+    with every override of the batch's rules (``RuleOverridesForm``)."""
 
     file = forms.FileField(
         label=_("Ratings file (JSONL)"),
@@ -116,44 +116,14 @@ class RatingsUploadForm(_NoColon, forms.Form):
             "The keys left out are listed with how many lines had them."
         ),
     )
-    # Overrides of the batch's rules (annotation.io.import_rules): each needs the reason below.
-    allow_over_quota = forms.BooleanField(
-        label=_("Allow more ratings than the quota"),
-        required=False,
-        help_text=_(
-            "The queue never gives an item more ratings than the batch's quota (stored ratings and open "
-            "reservations count); otherwise a rating past it is a problem."
-        ),
-    )
-    allow_unchosen_annotators = forms.BooleanField(
-        label=_("Allow annotators not chosen for the batch"),
-        required=False,
-        help_text=_("In a batch for chosen annotators only, the ratings of anyone else are otherwise a problem."),
-    )
-    allow_unqualified_annotators = forms.BooleanField(
-        label=_("Allow annotators without a valid qualification"),
-        required=False,
-        help_text=_(
-            "Otherwise the ratings of an annotator who logs in and has not passed the test (or whose "
-            "qualification expired) are a problem. Accounts made by imports are not checked: they cannot log "
-            "in to take the test."
-        ),
-    )
     replace_web_ratings = forms.BooleanField(
         label=_("Also replace ratings made on the web"),
         required=False,
         help_text=_("With “Replace ratings that differ”: also replace ratings annotators made on the web."),
     )
-    reason = forms.CharField(
-        label=_("Reason for the override"),
-        required=False,
-        max_length=MAX_REASON,
-        widget=forms.Textarea(attrs={"rows": 2}),
-        help_text=_("Required with any option above that lets ratings past the batch's rules; kept with your name."),
-    )
 
-    OVERRIDES = ("allow_over_quota", "allow_unchosen_annotators", "allow_unqualified_annotators",
-                 "replace_web_ratings", "reason")  # fmt: skip
+    OVERRIDES = (*RuleOverridesForm.OVERRIDES, "replace_web_ratings")
+    field_order = ("file", "dry_run", "update", "ignore_unknown_keys", *OVERRIDES, "reason")
 
     def clean_file(self):
         """A file over ``UPLOAD_MAX_BYTES_RATINGS`` is refused here, before anything reads it."""
@@ -166,27 +136,10 @@ class RatingsUploadForm(_NoColon, forms.Form):
         data = super().clean()
         if data.get("replace_web_ratings") and not data.get("update"):
             self.add_error("replace_web_ratings", _("Choose “Replace ratings that differ” as well."))
-        chosen = [gettext(OPTION_NAMES["page"][name]) for name in RULE_OPTIONS.values() if data.get(name)]
-        if (found := reason_problem(data.get("reason") or "", chosen)) is not None:
-            template, params = found
-            self.add_error("reason", forms.ValidationError(gettext(template) % params, code="reason"))
         return data
 
     def basic_fields(self) -> list:
         return [self[name] for name in ("dry_run", "update", "ignore_unknown_keys")]
-
-    def override_fields(self) -> list:
-        return [self[name] for name in self.OVERRIDES]
-
-    @property
-    def overrides_open(self) -> bool:
-        """Whether the overrides are shown open: one is chosen, or has an error."""
-        return any(self[name].value() or self[name].errors for name in self.OVERRIDES)
-
-    def rule_options(self) -> RuleOptions:
-        data = self.cleaned_data
-        flags = {name: data[name] for name in (*RULE_OPTIONS.values(), "ignore_unknown_keys")}
-        return RuleOptions(**flags, reason=data.get("reason") or "")
 
 
 class BatchCreateForm(DialogueFileForm):

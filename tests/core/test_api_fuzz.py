@@ -162,7 +162,13 @@ EXEMPT = {
         "an override drawn without a reason is refused naming reason"
     ),
 }
-OVERRIDES = ("allow_over_quota", "allow_unchosen_annotators", "allow_unqualified_annotators", "replace_web_ratings")
+OVERRIDES = (
+    "allow_over_quota",
+    "allow_unchosen_annotators",
+    "allow_unqualified_annotators",
+    "allow_closed_batch",
+    "replace_web_ratings",
+)
 
 
 def _problems(response) -> list:

@@ -23,7 +23,8 @@ class Command(BaseCommand):
     help = (
         "Import ratings from seed A.3 output JSONL files ({id, annotator_id, timestamp, annotations, confidence}, "
         "optionally seconds_spent). Unknown annotator ids become annotator accounts flagged as imported. The "
-        "ratings obey their batches' rules as the web queue does: at most the batch's quota of ratings per item "
+        "ratings obey their batches' rules as the web queue does: a closed batch takes no new or changed rating, "
+        "at most the batch's quota of ratings per item "
         "(stored and reserved ones counted), only the chosen annotators in a batch for chosen annotators, only "
         "annotators with a valid qualification (accounts made by imports excepted: they cannot take the test), "
         "and --update never replaces a rating made on the web. Each rule has an override below; any override "
@@ -43,6 +44,11 @@ class Command(BaseCommand):
         )
         rules = parser.add_argument_group(
             "overrides of the batch's rules", "each needs --reason; what it lets in is recorded with who and why"
+        )
+        rules.add_argument(
+            "--allow-closed-batch",
+            action="store_true",
+            help="store ratings (new ones, and changed ones with --update) of a closed batch",
         )
         rules.add_argument(
             "--allow-over-quota",

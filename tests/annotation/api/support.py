@@ -12,7 +12,7 @@ CONFIDENCE = {"social": 0.9, "avoidant": 0.8, "mechanical": 0.7, "self": 1.0}
 NOTHING_OVERRIDDEN = {
     "ignored_keys": [],
     "ignored_keys_more": 0,
-    "overridden": {"quota": 0, "chosen_annotators": 0, "qualification": 0, "web_ratings": 0},
+    "overridden": {"quota": 0, "chosen_annotators": 0, "qualification": 0, "web_ratings": 0, "closed_batch": 0},
     "override": None,
 }
 

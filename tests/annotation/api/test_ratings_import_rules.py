@@ -8,7 +8,7 @@ import pytest
 
 from annotation.collection.queue import annotation_submit, assignment_next
 from annotation.io import rating_uploads
-from annotation.models import Annotation, AnnotationEdit, Dialogue, ImportOverride, ImportOverrideRating
+from annotation.models import Annotation, AnnotationEdit, Batch, Dialogue, ImportOverride, ImportOverrideRating
 from core.job_runner import job_run
 from tests.annotation.api.support import API, CONFIDENCE, SCORES, make_batch
 from tests.annotation.conftest import rating
@@ -58,7 +58,8 @@ def test_the_quota_override_needs_a_reason_and_is_recorded(en, researcher):
     assert response.status_code == 201, response.content
     body = response.json()
     record = ImportOverride.objects.get()
-    assert body["overridden"] == {"quota": 1, "chosen_annotators": 0, "qualification": 0, "web_ratings": 0}
+    assert body["overridden"] == {"quota": 1, "chosen_annotators": 0, "qualification": 0, "web_ratings": 0,
+                                  "closed_batch": 0}  # fmt: skip
     assert body["override"] == {"id": record.pk, "by": "res_001", "reason": "三人目の評価者を追加"}
     assert record.created_by == researcher and record.surface == "api" and record.files == "body"
     assert _stored() == (3, 1, 1)
@@ -78,8 +79,29 @@ def test_unchosen_and_unqualified_annotators_are_refused_then_allowed_with_a_rea
     assert _stored() == (0, 0, 0)
     query = "?allow_unchosen_annotators=true&allow_unqualified_annotators=true&reason=trained+offline"
     body = _post(en, rows, query).json()
-    assert body["overridden"] == {"quota": 0, "chosen_annotators": 1, "qualification": 1, "web_ratings": 0}
+    assert body["overridden"] == {"quota": 0, "chosen_annotators": 1, "qualification": 1, "web_ratings": 0,
+                                  "closed_batch": 0}  # fmt: skip
     assert ImportOverride.objects.get().counts == {"chosen_annotators": 1, "qualification": 1}
+    assert _stored() == (2, 1, 2)
+
+
+def test_a_closed_batch_is_a_located_problem_and_its_override_is_recorded(en, researcher):
+    make_batch("b", n_items=2, status=Batch.Status.CLOSED)
+    rows = [rating(0, "ext_a", id="b_000"), rating(1, "ext_a", id="b_001")]
+    problems = _problems(_post(en, rows))
+    assert [(file, line, path) for file, line, path, _m in problems] == [("body", 1, "$.id")]
+    assert "batch 'b' is closed (2 new or changed rating(s) in this import)" in problems[0][3]
+    assert "allow_closed_batch=true with a reason" in problems[0][3]
+    assert _stored() == (0, 0, 0)
+    response = _post(en, rows, "?allow_closed_batch=true")
+    assert response.status_code == 400 and response.json()["problems"][0]["path"] == "reason"
+    assert "give a reason for the override (allow_closed_batch=true)" in response.json()["error"]
+    response = _post(en, rows, "?allow_closed_batch=true&reason=late+paper+ratings")
+    assert response.status_code == 201, response.content
+    body, record = response.json(), ImportOverride.objects.get()
+    assert body["overridden"]["closed_batch"] == 2 and sum(body["overridden"].values()) == 2
+    assert body["override"] == {"id": record.pk, "by": "res_001", "reason": "late paper ratings"}
+    assert (record.created_by, record.surface, record.counts) == (researcher, "api", {"closed_batch": 2})
     assert _stored() == (2, 1, 2)
 
 

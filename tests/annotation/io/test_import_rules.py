@@ -222,6 +222,40 @@ def test_the_qualification_override_stores_and_records(jsonl):
     assert ImportOverrideRating.objects.get().annotation == Annotation.objects.get(annotator__username="newbie")
 
 
+# --- closed batch -------------------------------------------------------------------------------------------------
+
+
+def test_a_closed_batch_refuses_new_and_changed_ratings_at_its_first_line(jsonl):
+    _batch(jsonl)
+    _import(jsonl([rating(0, "ext_a", id="b_0")]))  # stored while the batch was open
+    Batch.objects.filter(name="b").update(status=Batch.Status.CLOSED)
+    _import(jsonl([rating(0, "ext_a", id="b_0")]))  # the same again changes nothing: accepted
+    path = jsonl([rating(0, "ext_a", id="b_0"), rating(1, "ext_a", id="b_1"), rating(2, "ext_b", id="b_2")])
+    message = _refused(path)
+    assert (f"{path}:2: $.id: batch 'b' is closed (2 new or changed rating(s) in this import): a closed batch takes "
+            "no more ratings, as the queue hands none of its items out. Reopen it in the batch's settings, or add "
+            "--allow-closed-batch with a reason") in message  # fmt: skip
+    assert f"{path}:3:" not in message and f"{path}:1:" not in message  # one problem per batch; line 1 is stored
+    changed = jsonl([rating(0, "ext_a", id="b_0", scores=(5, 5, 5, 5))])
+    assert f"{changed}:1: $.id: batch 'b' is closed (1 new or changed rating(s)" in _refused(changed, update=True)
+
+
+def test_the_closed_batch_override_stores_and_records_who_and_why(jsonl, researcher):
+    _batch(jsonl)
+    _import(jsonl([rating(0, "ext_a", id="b_0")]))
+    Batch.objects.filter(name="b").update(status=Batch.Status.CLOSED)
+    path = jsonl([rating(0, "ext_a", id="b_0", scores=(5, 5, 5, 5)), rating(1, "ext_a", id="b_1")])
+    with pytest.raises(CommandError, match="--reason: give a reason for the override \\(--allow-closed-batch\\)"):
+        call_command("import_annotations", str(path), update=True, allow_closed_batch=True)
+    output = _import(path, update=True, allow_closed_batch=True, reason="late paper ratings", by="res_001")
+    record = ImportOverride.objects.get()
+    assert (record.created_by, record.reason, record.counts) == (researcher, "late paper ratings", {"closed_batch": 2})
+    links = list(record.ratings.order_by("line").values_list("annotation__dialogue__external_id", "rule", "line"))
+    assert links == [("b_0", "closed_batch", f"{path}:1"), ("b_1", "closed_batch", f"{path}:2")]
+    assert Annotation.objects.get(dialogue__external_id="b_0").social_score == 5
+    assert f"batch rules overridden (closed_batch 2 rating(s)), recorded as import override #{record.pk}" in output
+
+
 # --- update over a web rating -------------------------------------------------------------------------------------
 
 

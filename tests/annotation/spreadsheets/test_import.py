@@ -16,7 +16,7 @@ from annotation.spreadsheets.services import template_write
 from core.spreadsheet_cells import xlsx_cell_text
 from tests.annotation.conftest import dialogue
 from tests.annotation.spreadsheets.test_export_template import _user, batch  # noqa: F401
-from tests.helpers import make_user
+from tests.helpers import make_qualified_annotator
 
 pytestmark = pytest.mark.django_db
 
@@ -205,7 +205,7 @@ def formula_batch(jsonl):
         if key.startswith("+"):
             Dialogue.objects.create(external_id=key, user_text=user, response_text=response, batch=formulas,
                                     context=dialogue(0)["context"])  # fmt: skip
-    make_user("ann_f", "annotator")
+    make_qualified_annotator("ann_f")  # a live annotator: the qualification rule applies
     return formulas
 
 

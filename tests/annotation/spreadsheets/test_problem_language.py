@@ -8,6 +8,7 @@ import io
 import json
 import re
 import zipfile
+from datetime import timedelta
 from types import SimpleNamespace
 
 import openpyxl
@@ -15,11 +16,13 @@ import pytest
 from django.core.serializers.json import DjangoJSONEncoder
 from django.template.loader import render_to_string
 from django.test import Client
-from django.utils import translation
+from django.utils import timezone, translation
 from django.utils.html import escape
 
 import annotation.spreadsheets.uploads as sheet_uploads
-from annotation.models import Batch, Dialogue
+from annotation.io.imports import annotations_import
+from annotation.io.rating_uploads import OPTION_NAMES
+from annotation.models import Batch, Dialogue, QualificationAttempt
 from annotation.spreadsheets import layout, reader
 from annotation.spreadsheets import problems as msgids
 from annotation.spreadsheets.imports import SheetRejected, sheet_import
@@ -31,6 +34,7 @@ from annotation.spreadsheets.uploads import problem_rows
 from core.job_runner import job_run
 from core.models import Job
 from core.problem_text import problem_message, problem_row_message
+from tests.annotation.conftest import rating, write_jsonl
 from tests.annotation.spreadsheets.test_reader import (
     cells,
     docx_like,
@@ -329,7 +333,30 @@ def _uploaded_on_another_batch(given):
     return caught.value.problems
 
 
+def _over_quota(given, **options):
+    """The sheet rates dialogue_000, which reached its quota of 1 meanwhile (another rater's rating)."""
+    path = given.sheet(given.ann)
+    Batch.objects.filter(pk=given.batch.pk).update(annotations_per_item=1)
+    annotations_import(paths=[write_jsonl(given.tmp_path / "other.jsonl", [rating(0, "ext_other")])])
+    return _rejected(path=path, **options)
+
+
+def _qualification_expired(given, **options):
+    path = given.sheet(given.ann)
+    QualificationAttempt.objects.filter(annotator=given.ann).update(finished_at=timezone.now() - timedelta(days=400))
+    return _rejected(path=path, **options)
+
+
+RESEARCHER = {"option_names": OPTION_NAMES["page"]}
+
 IMPORT_CASES = {
+    "over the quota, the annotator's own upload": ({msgids.OWN_OVER_QUOTA}, _over_quota),
+    "over the quota, a researcher's upload": ({msgids.OVER_QUOTA}, lambda given: _over_quota(given, **RESEARCHER)),
+    "qualification expired, the annotator's own upload": ({msgids.OWN_NOT_QUALIFIED}, _qualification_expired),
+    "qualification expired, a researcher's upload": (
+        {msgids.NOT_QUALIFIED},
+        lambda given: _qualification_expired(given, **RESEARCHER),
+    ),
     "uploaded on another batch's page": ({msgids.SHEET_OF_ANOTHER_BATCH}, _uploaded_on_another_batch),
     "a CSV names nobody": ({msgids.CSV_NAMES_NOBODY}, lambda given: _rejected(path=_csv_file(given, [_csv_row(0)]))),
     "someone else's sheet": (

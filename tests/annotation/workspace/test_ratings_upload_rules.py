@@ -47,10 +47,11 @@ def _over_quota_rows():
 
 def test_the_card_offers_the_overrides_with_a_reason_in_both_languages(ja_client, batch):
     html = ja_client.get(f"/research/batches/{batch.pk}/").content.decode()
-    for name in ("ignore_unknown_keys", "allow_over_quota", "allow_unchosen_annotators",
+    for name in ("ignore_unknown_keys", "allow_closed_batch", "allow_over_quota", "allow_unchosen_annotators",
                  "allow_unqualified_annotators", "replace_web_ratings", "reason"):  # fmt: skip
         assert f'name="ratings-{name}"' in html, name
     assert "バッチの規則の例外" in html and "上限を超える評価を許可する" in html and "例外の理由" in html
+    assert "終了したバッチへの評価を許可する" in html
     ja_client.cookies["django_language"] = "en"
     html = ja_client.get(f"/research/batches/{batch.pk}/").content.decode()
     assert "Overrides of the batch's rules" in html and "Allow more ratings than the quota" in html
@@ -138,3 +139,21 @@ def test_a_restricted_batch_refuses_unchosen_annotators_on_the_page(en_client, b
     assert "&#x27;ext_1&#x27; is not among the annotators chosen for batch &#x27;ws&#x27;" in html
     response = _upload(en_client, batch, [rating(3, "ext_1")], reason="external", allow_unchosen_annotators=True)
     assert response.status_code == 302 and ImportOverride.objects.get().counts == {"chosen_annotators": 1}
+
+
+def test_a_closed_batch_refuses_the_upload_and_its_override_is_recorded(en_client, batch, researcher):
+    Batch.objects.filter(pk=batch.pk).update(status=Batch.Status.CLOSED)
+    before = (Annotation.objects.count(), ImportOverride.objects.count(), Job.objects.count())
+    response = _upload(en_client, batch, [rating(3, "ext_1"), rating(3, "ext_2")])
+    assert response.status_code == 400
+    html = response.content.decode()
+    assert "ratings.jsonl" in html and "$.id" in html
+    assert "batch &#x27;ws&#x27; is closed (2 new or changed rating(s) in this import)" in html
+    assert "the option “Allow ratings in a closed batch” with a reason" in html
+    assert (Annotation.objects.count(), ImportOverride.objects.count(), Job.objects.count()) == before
+    response = _upload(en_client, batch, [rating(3, "ext_1"), rating(3, "ext_2")], reason="late",
+                       allow_closed_batch=True)  # fmt: skip
+    assert response.status_code == 302, response.content.decode()[:3000]
+    record = ImportOverride.objects.get()
+    assert (record.created_by, record.surface, record.counts) == (researcher, "page", {"closed_batch": 2})
+    assert "closed batch: 2" in en_client.get(response["Location"]).content.decode()
