@@ -16,6 +16,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from django.conf import settings
+from django.utils.translation import gettext_lazy
 
 from core.upload_limits import RefusedUpload, UploadNotStored, UploadTooLarge, disk_free, limit_bytes
 
@@ -159,6 +160,21 @@ def job_upload_discard(params: dict, *, folder: Path) -> None:
     except ValueError:
         return  # removed already (its handler ran), or never kept
     upload_discard(path, folder=folder)
+
+
+# What a failed upload job leaves stored (``core.jobs.job_handler``'s ``kept``): an import is all or nothing.
+NOTHING_KEPT = gettext_lazy(
+    "Nothing of the file was stored: an upload stores all of its lines or none. Upload it again."
+)
+
+
+def discard_on_end(folder: Path):
+    """A job kind's ``on_ended`` (``core.jobs.job_handler``): the kept upload its parameters name is removed."""
+
+    def ended(job, reason: str) -> None:
+        job_upload_discard(job.params, folder=folder)
+
+    return ended
 
 
 def kept_path(relative: str, *, folder: Path) -> Path:

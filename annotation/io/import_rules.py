@@ -482,3 +482,15 @@ def override_record(
               for pk, r in replaced]  # fmt: skip
     ImportOverrideRating.objects.bulk_create(links, batch_size=2_000)
     return record
+
+
+def overridden_text(overridden: dict, *, override_id: int | None, by: str, reason: str) -> str:
+    """What the overrides let in, as the commands say it: "; batch rules overridden (quota 2 rating(s)), recorded
+    as import override #7 by alice: ..." (or what would be, in a dry run); "" when nothing was overridden."""
+    if not overridden:
+        return ""
+    allowed = ", ".join(f"{rule} {n}" for rule, n in overridden.items())
+    if override_id is not None:
+        recorded = f"recorded as import override #{override_id} by {by}: {reason}"
+        return f"; batch rules overridden ({allowed} rating(s)), {recorded}"
+    return f"; batch rules that would be overridden: {allowed} rating(s) (nothing recorded)"

@@ -26,6 +26,7 @@ from annotation.io.import_rules import (
     WEB_RATING_NO_UPDATE,
     RatingOverrides,
     batch_rules_check,
+    overridden_text,
     override_record,
     reason_problem,
 )
@@ -88,14 +89,9 @@ class ImportSummary:
             text += f", new annotator accounts {self.users_created}"
         if self.ignored_keys:
             text += "; unknown fields ignored: " + ignored_keys_text(self.ignored_keys)
-        if self.overridden:
-            allowed = ", ".join(f"{rule} {n}" for rule, n in self.overridden.items())
-            if self.override_id is not None:
-                text += (f"; batch rules overridden ({allowed} rating(s)), recorded as import override "
-                         f"#{self.override_id} by {self.override_by}: {self.override_reason}")  # fmt: skip
-            else:
-                text += f"; batch rules that would be overridden: {allowed} rating(s) (nothing recorded)"
-        return text
+        return text + overridden_text(
+            self.overridden, override_id=self.override_id, by=self.override_by, reason=self.override_reason
+        )
 
 
 SHOWN_KEYS = 20  # ignored keys a summary names (the API and the job list up to MAX_IGNORED_KEYS)

@@ -29,7 +29,7 @@ from core.jsonl import InputError, Problem
 from core.models import Job
 from core.problem_text import problem_row
 from core.services import job_enqueue
-from core.uploads import TextUpload, job_upload_discard, stream_keep, upload_keep
+from core.uploads import NOTHING_KEPT, TextUpload, discard_on_end, stream_keep, upload_keep
 from core.uploads import upload_discard as kept_discard
 
 RATINGS_UPLOAD = "annotation.ratings_upload"
@@ -177,14 +177,10 @@ def ratings_upload_enqueue(
         raise
 
 
-def _ended(job, reason: str) -> None:
-    job_upload_discard(job.params, folder=UPLOAD_FOLDER)
-
-
 @job_handler(
     RATINGS_UPLOAD,
-    kept=gettext_lazy("Nothing of the file was stored: an upload stores all of its lines or none. Upload it again."),
-    on_ended=_ended,
+    kept=NOTHING_KEPT,
+    on_ended=discard_on_end(UPLOAD_FOLDER),
 )
 def ratings_upload(job, progress) -> dict:
     """Params ``{"batch_id" (or null: any batch), "file" (below VAR_DIR), "name" (the user's file name), "lines",

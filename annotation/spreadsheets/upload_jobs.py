@@ -32,7 +32,7 @@ from core.job_runner import JobRefused
 from core.jobs import job_handler
 from core.models import Job
 from core.services import job_enqueue
-from core.uploads import job_upload_discard, kept_path
+from core.uploads import discard_on_end, kept_path
 
 SHEET_UPLOAD = "annotation.sheet_upload"
 
@@ -59,14 +59,10 @@ def _kept_upload(params: dict) -> SavedSheet:
     return SavedSheet(path=path, name=str(params.get("name") or path.name), size=path.stat().st_size, rows=rows)
 
 
-def _ended(job, reason: str) -> None:
-    job_upload_discard(job.params, folder=UPLOAD_FOLDER)
-
-
 @job_handler(
     SHEET_UPLOAD,
     kept=gettext_lazy("Nothing of the sheet was stored: a sheet stores all of its rows or none. Upload it again."),
-    on_ended=_ended,
+    on_ended=discard_on_end(UPLOAD_FOLDER),
 )
 def sheet_upload(job, progress) -> dict:
     """Params ``{"batch_id", "file" (below VAR_DIR), "name" (the user's file name), "rows", "annotator_id"

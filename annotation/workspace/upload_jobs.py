@@ -25,7 +25,7 @@ from core.job_runner import JobRefused
 from core.jobs import job_handler
 from core.models import Job
 from core.services import job_enqueue
-from core.uploads import job_upload_discard
+from core.uploads import NOTHING_KEPT, discard_on_end
 
 DIALOGUES_UPLOAD = "annotation.dialogues_upload"
 
@@ -47,14 +47,10 @@ def dialogues_upload_enqueue(
     return job_enqueue(kind=DIALOGUES_UPLOAD, params=params, user=user)
 
 
-def _ended(job, reason: str) -> None:
-    job_upload_discard(job.params, folder=UPLOAD_FOLDER)
-
-
 @job_handler(
     DIALOGUES_UPLOAD,
-    kept=gettext_lazy("Nothing of the file was stored: an upload stores all of its lines or none. Upload it again."),
-    on_ended=_ended,
+    kept=NOTHING_KEPT,
+    on_ended=discard_on_end(UPLOAD_FOLDER),
 )
 def dialogues_upload(job, progress) -> dict:
     """Params ``{"batch_id", "file" (below VAR_DIR), "name" (the user's file name), "lines", "update",

@@ -1,22 +1,10 @@
-import getpass
-import socket
-
-from django.contrib.auth import get_user_model
 from django.core.management.base import BaseCommand, CommandError
 
-from annotation.io.import_rules import MAX_REASON, RULE_OPTIONS, WEB_NEEDS_UPDATE, RatingOverrides, reason_problem
-from annotation.io.imports import COMMAND_OPTIONS, annotations_import
+from annotation.io.import_rules import RULE_OPTIONS, WEB_NEEDS_UPDATE
+from annotation.io.imports import annotations_import
 from annotation.management.commands._common import input_errors_as_command_error
+from annotation.management.commands._overrides import add_reason_arguments, command_overrides
 from core.jsonl import fill
-
-
-def system_user() -> str:
-    """Who runs the command, as the record of an override names them when no ``--by`` account is given."""
-    try:
-        name = getpass.getuser()
-    except (KeyError, OSError):
-        name = "?"
-    return f"{name}@{socket.gethostname()} (command line)"
 
 
 class Command(BaseCommand):
@@ -70,18 +58,10 @@ class Command(BaseCommand):
             action="store_true",
             help="with --update: also replace ratings that annotators made on the web",
         )
-        rules.add_argument(
-            "--reason", default="", help=f"why the override is right (required with one; at most {MAX_REASON} "
-            "characters)",
-        )  # fmt: skip
-        rules.add_argument(
-            "--by",
-            metavar="USERNAME",
-            help="the account that decides the override (default: the system user running the command)",
-        )
+        add_reason_arguments(rules)
 
     def handle(self, *args, files, dry_run, update, ignore_unknown_keys, reason, by, **options):
-        overrides = self._overrides(options, reason=reason, by=by)
+        overrides = command_overrides(options, RULE_OPTIONS.values(), reason=reason, by=by)
         if overrides.replace_web_ratings and not update:
             raise CommandError(fill(WEB_NEEDS_UPDATE, {"option_text": "--replace-web-ratings",
                                                        "update_text": "--update"}))  # fmt: skip
@@ -92,15 +72,3 @@ class Command(BaseCommand):
             )  # fmt: skip
         prefix = "dry run, nothing stored: " if dry_run else ""
         self.stdout.write(self.style.SUCCESS(f"{prefix}annotations {summary}"))
-
-    def _overrides(self, options: dict, *, reason: str, by: str | None) -> RatingOverrides:
-        chosen = {name: bool(options.get(name)) for name in RULE_OPTIONS.values()}
-        named = [COMMAND_OPTIONS[name] for name, on in chosen.items() if on]
-        if (problem := reason_problem(reason, named)) is not None:
-            raise CommandError("--reason: " + fill(*problem))
-        user = None
-        if by:
-            user = get_user_model().objects.filter(username=by).first()
-            if user is None:
-                raise CommandError(f"--by: no account named {by!r}")
-        return RatingOverrides(**chosen, reason=reason, by=user, by_name="" if user else system_user())

@@ -1,12 +1,11 @@
 from django.contrib.auth import get_user_model
 from django.core.management.base import BaseCommand, CommandError
 
-from annotation.io.import_rules import MAX_REASON, RatingOverrides, reason_problem
+from annotation.io.import_rules import overridden_text
 from annotation.io.imports import COMMAND_OPTIONS
-from annotation.management.commands.import_annotations import system_user
+from annotation.management.commands._overrides import add_reason_arguments, command_overrides
 from annotation.models import ImportOverride
 from annotation.spreadsheets.imports import SHEET_OPTIONS, SheetRejected, sheet_import
-from core.jsonl import fill
 
 
 class Command(BaseCommand):
@@ -34,15 +33,7 @@ class Command(BaseCommand):
             action="store_true",
             help="store the ratings of an annotator (a person who logs in) without a valid qualification",
         )
-        rules.add_argument(
-            "--reason", default="", help=f"why the override is right (required with one; at most {MAX_REASON} "
-            "characters)",
-        )  # fmt: skip
-        rules.add_argument(
-            "--by",
-            metavar="USERNAME",
-            help="the account that decides the override (default: the system user running the command)",
-        )
+        add_reason_arguments(rules)
 
     def handle(self, *args, file, annotator, dry_run, reason, by, **options):
         user = None
@@ -50,7 +41,7 @@ class Command(BaseCommand):
             user = get_user_model().objects.filter(username=annotator).first()
             if user is None:
                 raise CommandError(f"--annotator: no user named {annotator!r}")
-        overrides = self._overrides(options, reason=reason, by=by)
+        overrides = command_overrides(options, SHEET_OPTIONS, reason=reason, by=by)
         names = {name: COMMAND_OPTIONS[name] for name in SHEET_OPTIONS}
         try:
             summary = sheet_import(
@@ -67,23 +58,8 @@ class Command(BaseCommand):
             f"(batch {summary.batch}); {summary.unchanged} unchanged, {summary.skipped} rows left blank, "
             f"{summary.comments} comments"
         )
-        if summary.overridden:
-            allowed = ", ".join(f"{rule} {n}" for rule, n in summary.overridden.items())
-            if summary.override_id is not None:
-                text += (f"; batch rules overridden ({allowed} rating(s)), recorded as import override "
-                         f"#{summary.override_id} by {summary.override_by}: {summary.override_reason}")  # fmt: skip
-            else:
-                text += f"; batch rules that would be overridden: {allowed} rating(s) (nothing recorded)"
+        text += overridden_text(
+            summary.overridden, override_id=summary.override_id, by=summary.override_by,
+            reason=summary.override_reason,
+        )  # fmt: skip
         self.stdout.write(self.style.SUCCESS(text))
-
-    def _overrides(self, options: dict, *, reason: str, by: str | None) -> RatingOverrides:
-        chosen = {name: bool(options.get(name)) for name in SHEET_OPTIONS}
-        named = [COMMAND_OPTIONS[name] for name, on in chosen.items() if on]
-        if (problem := reason_problem(reason, named)) is not None:
-            raise CommandError("--reason: " + fill(*problem))
-        account = None
-        if by:
-            account = get_user_model().objects.filter(username=by).first()
-            if account is None:
-                raise CommandError(f"--by: no account named {by!r}")
-        return RatingOverrides(**chosen, reason=reason, by=account, by_name="" if account else system_user())
