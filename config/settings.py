@@ -216,6 +216,9 @@ try:
     UPLOAD_MAX_BYTES_RULES = env_int("UPLOAD_MAX_BYTES_RULES", 256 * 1024, minimum=1)
     # core.upload_limits counts each file as it streams in and drops it past its limit; below it Django
     # keeps a file in memory up to FILE_UPLOAD_MAX_MEMORY_SIZE (2.5 MB), on disk above.
+    # Where Django writes those (default: the system's temporary folder, TMPDIR): a disk that fills up there refuses
+    # the upload with 507 naming this setting (core.upload_limits.TemporaryFileHandler).
+    FILE_UPLOAD_TEMP_DIR = env_str("FILE_UPLOAD_TEMP_DIR") or None
     FILE_UPLOAD_HANDLERS = [
         "core.upload_limits.LimitedUploadHandler",
         "django.core.files.uploadhandler.MemoryFileUploadHandler",
