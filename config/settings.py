@@ -485,13 +485,14 @@ LOGGING = {
     "filters": {
         "redact_secrets": {"()": "core.logging.RedactSecretsFilter"},
         "forbidden_one_line": {"()": "core.logging.ForbiddenOneLineFilter"},
+        "routine_sweep": {"()": "core.logging.RoutineSweepFilter"},
     },
     "formatters": {"plain": {"format": "%(asctime)s %(levelname)s %(name)s: %(message)s"}},
     "handlers": {
         "console": {
             "class": "logging.StreamHandler",
             "formatter": "plain",
-            "filters": ["redact_secrets"],
+            "filters": ["redact_secrets", "routine_sweep"],
         }
     },
     "root": {"handlers": ["console"], "level": LOG_LEVEL},

@@ -114,3 +114,14 @@ def _user_id(request) -> str:
         return str(user.pk) if user.is_authenticated else "anonymous"
     except Exception:  # no user on the request (a middleware refused before authentication), or no database
         return "unknown"
+
+
+class RoutineSweepFilter(logging.Filter):
+    """Beat sends the job sweep every ``JOB_SWEEP_SECONDS``: Celery's INFO lines about it (sent, received,
+    succeeded) are left out of the console. What a sweep does is logged at WARNING by ``core.job_sweep``."""
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        if record.levelno > logging.INFO or not record.name.startswith("celery"):
+            return True
+        message = record.getMessage()
+        return "core.jobs_sweep" not in message and "jobs-sweep" not in message

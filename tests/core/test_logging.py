@@ -77,3 +77,20 @@ def test_openai_and_httpx_debug_lines_pass_the_filter(settings):
         )
         assert handlers[0].filter(record)
         assert "s3cret-llm-pass" not in record.getMessage()
+
+
+def test_the_routine_lines_of_the_job_sweep_are_left_out_but_not_its_warnings():
+    import logging
+
+    from core.logging import RoutineSweepFilter
+
+    def record(name, level, message, *args):
+        return logging.LogRecord(name, level, __file__, 1, message, args, None)
+
+    routine = RoutineSweepFilter()
+    assert not routine.filter(record("celery.beat", logging.INFO, "Scheduler: Sending due task %s (%s)", "jobs-sweep",
+                                     "core.jobs_sweep"))  # fmt: skip
+    assert not routine.filter(record("celery.app.trace", logging.INFO, "Task core.jobs_sweep[1] succeeded in 0.01s"))
+    assert routine.filter(record("celery.app.trace", logging.INFO, "Task core.run_job[1] succeeded in 0.01s"))
+    assert routine.filter(record("celery.app.trace", logging.ERROR, "Task core.jobs_sweep[1] raised"))
+    assert routine.filter(record("core.job_sweep", logging.WARNING, "job sweep: %s", {"failed": ["x"]}))
