@@ -10,13 +10,10 @@ from __future__ import annotations
 
 import io
 import threading
-import time
-from datetime import timedelta
 
 import pytest
 from django.core.management import call_command
-from django.db import connection, connections, transaction
-from django.utils import timezone
+from django.db import connection
 
 from annotation.collection.queue import assignment_next
 from annotation.models import Annotation, Assignment, Batch, QueueEntry
@@ -25,11 +22,11 @@ from annotation.spreadsheets import problems as msgids
 from annotation.spreadsheets.imports import SheetRejected, sheet_import
 from annotation.spreadsheets.services import template_write
 from tests.annotation.conftest import dialogue, rating
+from tests.annotation.queue_races import WAIT, in_thread, reservation_in_flight, wait_until_blocked
 from tests.annotation.spreadsheets.test_views import _fill
 from tests.helpers import make_qualified_annotator
 
 pytestmark = pytest.mark.django_db(transaction=True)
-WAIT = 30  # seconds: a bound on waiting for the other thread, never a pause
 
 
 @pytest.fixture(autouse=True)
@@ -52,16 +49,7 @@ def _one_rated_item(jsonl, tmp_path):
 
 
 def _sheet_in_thread(path, outcome: dict) -> threading.Thread:
-    def run():
-        try:
-            outcome["pid"] = connection.cursor().connection.info.backend_pid
-            outcome["summary"] = sheet_import(path=path)
-        except BaseException as exc:  # the main thread asserts on it
-            outcome["error"] = exc
-        finally:
-            connections.close_all()
-
-    return threading.Thread(target=run)
+    return in_thread(lambda: sheet_import(path=path), outcome)
 
 
 def _refused_over_quota(outcome: dict) -> None:
@@ -95,47 +83,17 @@ def test_a_reservation_made_while_the_sheet_stores_counts_against_the_quota(json
     assert QueueEntry.objects.get().taken_count == 2
 
 
-def _waiting_for_a_lock(pid: int) -> bool:
-    with connection.cursor() as cursor:
-        cursor.execute("SELECT 1 FROM pg_locks WHERE pid = %s AND NOT granted", [pid])
-        return cursor.fetchone() is not None
-
-
 def test_a_reservation_in_flight_during_the_recount_is_counted(jsonl, tmp_path):
     """The queue's statement holds the item's entry while the sheet's store recounts it: the recount waits, then
     writes a count made before the reservation committed; the sheet counts again before it decides."""
     batch, path = _one_rated_item(jsonl, tmp_path)
     holder = make_qualified_annotator("holder")
     entry = QueueEntry.objects.get()
-    locked, release = threading.Event(), threading.Event()
-    queue_errors: list[BaseException] = []
-
-    def queue_in_flight():  # what the queue's next-item statement does, held open
-        try:
-            with transaction.atomic():
-                QueueEntry.objects.select_for_update().get(pk=entry.pk)
-                Assignment.objects.create(dialogue_id=entry.pk, batch=batch, annotator=holder,
-                                          expires_at=timezone.now() + timedelta(hours=1))  # fmt: skip
-                QueueEntry.objects.filter(pk=entry.pk).update(taken_count=2)
-                locked.set()
-                assert release.wait(WAIT)
-        except BaseException as exc:
-            queue_errors.append(exc)
-        finally:
-            connections.close_all()
-
-    queue = threading.Thread(target=queue_in_flight)
-    queue.start()
-    assert locked.wait(WAIT)
     outcome: dict = {}
-    importer = _sheet_in_thread(path, outcome)
-    importer.start()
-    deadline = time.monotonic() + WAIT
-    while not ("pid" in outcome and _waiting_for_a_lock(outcome["pid"])):  # the sheet's recount waits for the row
-        assert time.monotonic() < deadline and importer.is_alive(), outcome
-    release.set()
-    queue.join(WAIT)
+    with reservation_in_flight(entry, batch, holder):
+        importer = _sheet_in_thread(path, outcome)
+        importer.start()
+        wait_until_blocked(outcome, importer)  # the sheet's recount waits for the row
     importer.join(WAIT)
-    assert not queue_errors, queue_errors
     _refused_over_quota(outcome)
     assert Annotation.objects.count() == 1 and QueueEntry.objects.get().taken_count == 2
