@@ -92,7 +92,6 @@ def job_run(*, job_id: str | uuid.UUID) -> Job | None:
             outcome = {"status": Job.Status.SUCCEEDED, "result": result, "message": progress.message[:255]}
             if progress.total is not None:
                 progress.done = progress.total
-    outcome.setdefault("message", progress.message[:255])
     fields = {"progress_done": progress.done, "progress_total": progress.total, **outcome}
     if not record_outcome(job, token, fields):
         return None

@@ -18,7 +18,7 @@ machines with other clocks agree on it.
 from __future__ import annotations
 
 import logging
-from dataclasses import dataclass, field
+from dataclasses import asdict, dataclass, field
 from datetime import timedelta
 
 from celery import shared_task
@@ -47,7 +47,7 @@ class SweepReport:
     called_in: list[str] = field(default_factory=list)
 
     def as_dict(self) -> dict:
-        return {name: list(getattr(self, name)) for name in self.__dataclass_fields__}
+        return asdict(self)
 
 
 def stale_window() -> timedelta:

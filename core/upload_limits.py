@@ -278,11 +278,8 @@ class TemporaryFileHandler(TemporaryFileUploadHandler):
 
     def new_file(self, *args, **kwargs):
         self.failed: OSError | None = None
-        FileUploadHandler.new_file(self, *args, **kwargs)
         try:
-            super().new_file(*args, **kwargs)
-        except StopFutureHandlers:
-            raise
+            super().new_file(*args, **kwargs)  # names the file's field, then creates the temporary file
         except OSError as exc:
             self._fail(exc)
             raise StopFutureHandlers from None  # no later handler keeps it either

@@ -22,7 +22,7 @@ from annotation.models import Batch
 from core.models import Job
 from core.permissions import researcher_required
 from core.query_params import QueryParamError, parse_id, required_id
-from core.refusals import bad_request, field_problem
+from core.refusals import FRAGMENT, bad_request, field_problem
 from core.services import job_enqueue
 from llm import services as gateway
 
@@ -46,13 +46,13 @@ def _chosen_batch(request, batches: list[Batch]) -> Batch | None:
     raise Http404(f"no batch with id {wanted}")
 
 
-def _posted_batch(request, refusal_partial: str) -> tuple[Batch | None, object]:
-    """The batch of a POST's ``batch`` field, or the 400 refusing the field (missing, not an id, given twice);
-    an id of no batch is a 404."""
+def posted_batch(request, fragment: str = FRAGMENT) -> tuple[Batch | None, object]:
+    """The batch of a POST's ``batch`` field, or the 400 refusing the field (missing, not an id, given twice),
+    which an HTMX request gets as ``fragment``; an id of no batch is a 404."""
     try:
         batch_id = required_id(request.POST, "batch")
     except QueryParamError as error:
-        return None, bad_request(request, field_problem(error), fragment=f"{PAGE}#{refusal_partial}")
+        return None, bad_request(request, field_problem(error), fragment=fragment)
     batch = Batch.objects.filter(pk=batch_id).first()
     if batch is None:
         raise Http404(f"no batch with id {batch_id}")
@@ -135,7 +135,7 @@ def dashboard(request):
 @researcher_required
 @require_POST
 def recompute(request):
-    batch, refusal = _posted_batch(request, "recompute-error")
+    batch, refusal = posted_batch(request, f"{PAGE}#recompute-error")
     if refusal:
         return refusal
     if not selectors.batch_has_ratings(batch):
@@ -163,7 +163,7 @@ def _llm_refusal(request, batch: Batch | None, error: str, status: int = 200):
 
 def _llm_request(request):
     """The batch and the form's model, budget and currency, or the response refusing them."""
-    batch, refusal = _posted_batch(request, "llm-error")
+    batch, refusal = posted_batch(request, f"{PAGE}#llm-error")
     if refusal:
         return batch, None, refusal
     if not gateway.configured():  # the page shows no form then; a stale page or a script may still post

@@ -5,7 +5,6 @@ from __future__ import annotations
 from urllib.parse import urlencode
 
 from django.contrib import messages
-from django.http import Http404
 from django.shortcuts import redirect
 from django.urls import reverse
 from django.utils.translation import gettext as _
@@ -14,11 +13,10 @@ from django.views.decorators.http import require_POST
 from annotation.aggregation.agreement import CI_METHODS
 from annotation.aggregation.reports import N_BOOT
 from annotation.dashboard import selectors
+from annotation.dashboard.views import posted_batch
 from annotation.job_handlers import AGREEMENT_REPORT
-from annotation.models import Batch
 from core.permissions import researcher_required
-from core.query_params import QueryParamError, required_id
-from core.refusals import bad_request, field_problem
+from core.refusals import bad_request
 from core.services import job_enqueue
 
 
@@ -27,13 +25,9 @@ from core.services import job_enqueue
 def ci_method_switch(request):
     """Recompute the batch's report with ``ci_method`` (the same replicates as its latest report); later
     recomputes, the weekly one included, keep that method."""
-    try:
-        batch_id = required_id(request.POST, "batch")
-    except QueryParamError as error:
-        return bad_request(request, field_problem(error))
-    batch = Batch.objects.filter(pk=batch_id).first()
-    if batch is None:
-        raise Http404(f"no batch with id {batch_id}")
+    batch, refusal = posted_batch(request)
+    if refusal is not None:
+        return refusal
     method = request.POST.get("ci_method")
     if method not in CI_METHODS:
         given = repr((method or "")[:40])
