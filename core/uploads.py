@@ -10,6 +10,7 @@ from __future__ import annotations
 import logging
 import re
 import shutil
+import tempfile
 import uuid
 from contextlib import contextmanager
 from dataclasses import dataclass
@@ -142,6 +143,32 @@ def _kept_or_removed(target: Path, *, name: str):
     except BaseException:
         shutil.rmtree(target, ignore_errors=True)
         raise
+
+
+@contextmanager
+def scratch_copies(uploads, *, prefix: str, names: list[str] | None = None):
+    """Copies of ``uploads`` (Django UploadedFiles) for a request that parses them and keeps nothing: yields
+    ``(folder, paths)``, each file in a folder of its own (``<folder>/<n>/<name>``, named ``names[n]``, by default
+    as its upload was named), under ``FILE_UPLOAD_TEMP_DIR``; all removed on leaving. A disk that cannot hold them
+    is the upload's refusal (``UploadNotStored``: 507, naming that setting), not a server error."""
+    with tempfile.TemporaryDirectory(prefix=prefix, dir=settings.FILE_UPLOAD_TEMP_DIR or None) as folder:
+        paths = []
+        for number, upload in enumerate(uploads):
+            name = names[number] if names else Path(upload.name or "upload").name or "upload"
+            path = Path(folder) / str(number) / name
+            try:
+                path.parent.mkdir()
+                with open_for_writing(path) as handle:
+                    for chunk in upload.chunks():
+                        handle.write(chunk)
+            except OSError as exc:
+                logger.error("an upload could not be written to %s: %s", folder, exc)
+                free = disk_free(folder)
+                raise UploadNotStored(
+                    error=exc, where="FILE_UPLOAD_TEMP_DIR", free=free, names=[upload.name or name], field="file"
+                ) from exc
+            paths.append(path)
+        yield Path(folder), paths
 
 
 def upload_discard(path: Path, *, folder: Path) -> None:

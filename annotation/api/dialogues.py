@@ -8,7 +8,6 @@ already stored (in any batch) is counted as unchanged, or replaced with ``update
 
 from __future__ import annotations
 
-import tempfile
 from pathlib import Path
 
 from django.db.models import Count, Q
@@ -28,6 +27,7 @@ from annotation.models import Batch, Dialogue
 from core import api_query
 from core.problem_text import problem_message
 from core.upload_limits import UploadRefused, upload_refusal
+from core.uploads import scratch_copies
 
 UPLOAD_FLAGS = ("dry_run", "update", "force_text_change", "ignore_unknown_keys")
 UPLOAD_SETTING = "UPLOAD_MAX_BYTES_DIALOGUES"  # the files of one request together
@@ -192,19 +192,12 @@ def too_large(refusal: UploadRefused) -> Response:
 def dialogues_upload_import(uploads: list, *, batch_name: str, **options) -> ImportSummary:
     """``dialogues_import`` of uploaded files (copied chunk by chunk to a temporary folder); ``ApiError`` 400 with
     every problem located (as the uploader named the file) when any line is wrong: nothing is stored."""
-    with tempfile.TemporaryDirectory(prefix="annotation-upload-") as folder:
-        paths = []
-        for number, upload in enumerate(uploads):
-            path = Path(folder) / str(number) / (Path(upload.name or "dialogues.jsonl").name or "dialogues.jsonl")
-            path.parent.mkdir()
-            with path.open("wb") as handle:
-                for chunk in upload.chunks():
-                    handle.write(chunk)
-            paths.append(path)
+    names = [Path(upload.name or "dialogues.jsonl").name or "dialogues.jsonl" for upload in uploads]
+    with scratch_copies(uploads, prefix="annotation-upload-", names=names) as (folder, paths):
         try:
             return dialogues_import(paths=paths, batch_name=batch_name, option_names=_OPTION_NAMES, **options)
         except InputError as exc:
-            problems = [_problem(p, folder) for p in exc.problems]
+            problems = [_problem(p, str(folder)) for p in exc.problems]
             raise ApiError(
                 f"nothing was stored: {len(problems)} problem(s)", problems=problems, truncated=exc.truncated
             ) from None

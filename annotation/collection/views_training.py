@@ -11,7 +11,6 @@ import dataclasses
 import math
 import re
 import statistics
-import tempfile
 from functools import partial
 from pathlib import Path
 
@@ -39,6 +38,7 @@ from core.permissions import annotator_required, researcher_required
 from core.query_params import parse_id
 from core.roles import RESEARCHER, has_role
 from core.upload_limits import upload_size_error
+from core.uploads import scratch_copies
 
 
 class TrainingRatingForm(RatingForm):
@@ -315,11 +315,7 @@ def _safe_name(name: str) -> str:
 
 def _import_upload(form: GoldUploadForm) -> tuple[gold_import.GoldImportSummary | None, list]:
     upload = form.cleaned_data["file"]
-    with tempfile.TemporaryDirectory(prefix="jaiml-gold-") as folder:
-        path = Path(folder) / _safe_name(upload.name)
-        with path.open("wb") as handle:
-            for chunk in upload.chunks():
-                handle.write(chunk)
+    with scratch_copies([upload], prefix="jaiml-gold-", names=[_safe_name(upload.name)]) as (_folder, (path,)):
         try:
             summary = gold_import.import_gold(
                 paths=[path], dry_run=form.cleaned_data["dry_run"], update=form.cleaned_data["update"]

@@ -2,11 +2,11 @@
 
 from __future__ import annotations
 
-import tempfile
 from collections import Counter
 from pathlib import Path
 
 from core.upload_limits import upload_size_error
+from core.uploads import scratch_copies
 from director.models import RetryVerdict
 from director.replay import STATUSES, ReplayLine, RuleSide, changed, iter_report
 from director.rules import RuleSetError, UnknownCharacter, check_utterance, load_rule_set
@@ -33,11 +33,7 @@ def load_candidate(upload) -> tuple:
     if (message := upload_size_error(upload, "UPLOAD_MAX_BYTES_RULES")) is not None:
         raise RulesTooLarge(message)
     name = Path(upload.name or "rules.yaml").name
-    with tempfile.TemporaryDirectory(prefix="director-rules-") as folder:
-        path = Path(folder) / name
-        with path.open("wb") as handle:
-            for chunk in upload.chunks():
-                handle.write(chunk)
+    with scratch_copies([upload], prefix="director-rules-", names=[name]) as (_folder, (path,)):
         try:
             return load_rule_set(path), name
         except (RuleSetError, UnicodeDecodeError, OSError) as exc:

@@ -11,7 +11,6 @@ batch's state does not allow (a run in flight, no results yet, a family smaller 
 
 from __future__ import annotations
 
-import tempfile
 from pathlib import Path
 
 from django.conf import settings
@@ -31,6 +30,7 @@ from core.jsonl import InputError
 from core.permissions import IsResearcher
 from core.problem_text import problem_row
 from core.upload_limits import upload_refusal
+from core.uploads import scratch_copies
 from layer3.api import query
 from layer3.api.errors import error_response as _error
 from layer3.api.errors import query_refused
@@ -301,15 +301,14 @@ def batch_upload(request):
         return _error(400, "file: attach the trial log as multipart field 'file' (JSONL)", "file")
     experiment = request.data.get("experimentId") or None
     catalogue_upload = request.FILES.get("widgetCatalogue")
-    safe = Path(upload.name or "trials.jsonl").name or "trials.jsonl"
-    with tempfile.TemporaryDirectory(prefix="layer3-upload-") as folder:
-        path = _saved(upload, Path(folder) / "trials", safe)
-        names = {str(path): safe}
-        catalogue = None
-        if catalogue_upload is not None:
-            shown = Path(catalogue_upload.name or "catalogue.txt").name or "catalogue.txt"
-            catalogue = _saved(catalogue_upload, Path(folder) / "catalogue", shown)
-            names[str(catalogue)] = shown
+    shown = [Path(upload.name or "trials.jsonl").name or "trials.jsonl"]
+    files = [upload]
+    if catalogue_upload is not None:
+        shown.append(Path(catalogue_upload.name or "catalogue.txt").name or "catalogue.txt")
+        files.append(catalogue_upload)
+    with scratch_copies(files, prefix="layer3-upload-", names=shown) as (_folder, paths):
+        path, catalogue = paths[0], (paths[1] if len(paths) > 1 else None)
+        names = {str(copy): name for copy, name in zip(paths, shown, strict=True)}
         try:
             summary = trials_import(paths=[path], batch_name=name, experiment_id=experiment, catalogue_path=catalogue)
         except InputError as exc:
@@ -325,12 +324,3 @@ def batch_upload(request):
         "unchanged": summary.unchanged,
     }
     return Response({"success": True, "data": data}, status=201 if summary.created else 200)
-
-
-def _saved(upload, folder: Path, name: str) -> Path:
-    folder.mkdir()
-    path = folder / name
-    with path.open("wb") as handle:
-        for chunk in upload.chunks():
-            handle.write(chunk)
-    return path

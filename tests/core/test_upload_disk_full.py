@@ -206,3 +206,17 @@ def test_on_a_2_mb_disk_5_mb_and_3_mb_uploads_are_refused_and_a_3_line_dry_run_s
     )
     assert response.status_code == 200 and response.json()["created"] == 3, response.content
     assert not Annotation.objects.exists() and not Dialogue.objects.exclude(batch=batch).exists()
+
+
+def test_a_copy_a_request_parses_meets_a_full_disk_then_the_next_upload_is_stored(folders, script, monkeypatch):
+    """The API's dialogue upload parses copies in FILE_UPLOAD_TEMP_DIR (core.uploads.scratch_copies)."""
+    batch = make_batch("disk", n_items=0)
+    monkeypatch.setattr(core.uploads, "open_for_writing", lambda path: NoRoomFile(path.open("wb"), room=100))
+    small = SimpleUploadedFile("small.jsonl", dialogues_jsonl(5, "s"), content_type="application/x-ndjson")
+    response = script.post(DIALOGUES.format(pk=batch.pk), {"file": small})
+    assert_refused_for_a_full_disk(response, "FILE_UPLOAD_TEMP_DIR")
+    assert files_under(folders / "incoming") == [] and not Dialogue.objects.exists()
+    monkeypatch.undo()
+    again = SimpleUploadedFile("again.jsonl", dialogues_jsonl(5, "s"), content_type="application/x-ndjson")
+    response = script.post(DIALOGUES.format(pk=batch.pk), {"file": again})
+    assert response.status_code == 201 and Dialogue.objects.count() == 5, response.content
