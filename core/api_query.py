@@ -27,7 +27,7 @@ from django.utils import timezone
 from django.utils.translation import gettext, gettext_noop
 from drf_spectacular.utils import OpenApiParameter
 
-from core.query_params import ID_MAX, RANGE
+from core.query_params import ID_MAX, INTEGER, RANGE, QueryParamError, shown
 
 REPEATED = gettext_noop("given %(count)s times; give it once")
 EMPTY = gettext_noop("given empty; give a value or leave the parameter out")
@@ -40,30 +40,17 @@ MOMENT = gettext_noop(
     "write + as %%2B in a URL), got %(value)s"
 )
 
-_INTEGER = re.compile(r"[+-]?[0-9]{1,18}")
 _MOMENT = re.compile(
     r"(?P<date>[0-9]{4}-[0-9]{2}-[0-9]{2})"
     r"(?:T[0-9]{2}:[0-9]{2}:[0-9]{2}(?:\.[0-9]{1,9})?(?:Z|[+-][0-9]{2}:[0-9]{2}))?"
 )
 
 
-def shown(text: str, limit: int = 40) -> str:
-    """A refused value as a message shows it: quoted, cut at ``limit`` characters."""
-    return repr(text[:limit] + ("…" if len(text) > limit else ""))
-
-
-class QueryRefused(ValueError):
+class QueryRefused(QueryParamError):
     """A query parameter refused: ``name``, an English ``template`` and its ``params`` (translated when read)."""
 
-    def __init__(self, name: str, template: str, **params) -> None:
-        self.name = name
-        self.template = template
-        self.params = params
-        super().__init__(f"{name}: {template % params if params else template}")
-
-    def translated(self) -> str:
-        text = gettext(self.template)
-        return text % self.params if self.params else text
+    def translated(self, gettext=gettext) -> str:
+        return super().translated(gettext)
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -106,7 +93,7 @@ class Integer(QueryParam):
         return {"type": "integer", "minimum": self.minimum, "maximum": self.maximum}
 
     def parse(self, text: str) -> int:
-        if not _INTEGER.fullmatch(text) or not self.minimum <= int(text) <= self.maximum:
+        if not INTEGER.fullmatch(text) or not self.minimum <= int(text) <= self.maximum:
             raise self.refuse(RANGE, minimum=self.minimum, maximum=self.maximum, value=shown(text))
         return int(text)
 

@@ -14,7 +14,7 @@ from collections.abc import Mapping
 
 ID_MAX = 10**18 - 1
 _ID = re.compile(r"[0-9]{1,18}")
-_INTEGER = re.compile(r"[+-]?[0-9]{1,18}")
+INTEGER = re.compile(r"[+-]?[0-9]{1,18}")  # a whole number that fits a 64-bit column, optionally signed
 
 
 def gettext_noop(message: str) -> str:
@@ -24,16 +24,24 @@ def gettext_noop(message: str) -> str:
 RANGE = gettext_noop("expected a whole number from %(minimum)s to %(maximum)s, got %(value)s")
 
 
+def shown(text: str, limit: int = 40) -> str:
+    """A refused value as a message shows it: quoted, cut at ``limit`` characters."""
+    return repr(text[:limit] + ("…" if len(text) > limit else ""))
+
+
 class QueryParamError(ValueError):
+    """A parameter refused: ``name``, an English ``template`` (a msgid) and its ``params``."""
+
     def __init__(self, name: str, template: str, **params) -> None:
         self.name = name
         self.template = template
         self.params = params
-        self.message = template % params
+        self.message = template % params if params else template
         super().__init__(f"{name}: {self.message}")
 
     def translated(self, gettext) -> str:
-        return gettext(self.template) % self.params
+        text = gettext(self.template)
+        return text % self.params if self.params else text
 
 
 def parse_id(text: object) -> int | None:
@@ -53,9 +61,8 @@ def whole_number(
     if raw is None or not str(raw).strip():
         return default
     text = str(raw).strip()
-    if not _INTEGER.fullmatch(text) or not minimum <= int(text) <= maximum:
-        shown = repr(text[:40] + ("…" if len(text) > 40 else ""))
-        raise QueryParamError(name, RANGE, minimum=minimum, maximum=maximum, value=shown)
+    if not INTEGER.fullmatch(text) or not minimum <= int(text) <= maximum:
+        raise QueryParamError(name, RANGE, minimum=minimum, maximum=maximum, value=shown(text))
     return int(text)
 
 
