@@ -151,6 +151,7 @@ def scratch_copies(uploads, *, prefix: str, names: list[str] | None = None):
     ``(folder, paths)``, each file in a folder of its own (``<folder>/<n>/<name>``, named ``names[n]``, by default
     as its upload was named), under ``FILE_UPLOAD_TEMP_DIR``; all removed on leaving. A disk that cannot hold them
     is the upload's refusal (``UploadNotStored``: 507, naming that setting), not a server error."""
+    failed: tuple[OSError, str] | None = None
     with tempfile.TemporaryDirectory(prefix=prefix, dir=settings.FILE_UPLOAD_TEMP_DIR or None) as folder:
         paths = []
         for number, upload in enumerate(uploads):
@@ -162,13 +163,17 @@ def scratch_copies(uploads, *, prefix: str, names: list[str] | None = None):
                     for chunk in upload.chunks():
                         handle.write(chunk)
             except OSError as exc:
-                logger.error("an upload could not be written to %s: %s", folder, exc)
-                free = disk_free(folder)
-                raise UploadNotStored(
-                    error=exc, where="FILE_UPLOAD_TEMP_DIR", free=free, names=[upload.name or name], field="file"
-                ) from exc
+                failed = (exc, upload.name or name)
+                break
             paths.append(path)
-        yield Path(folder), paths
+        if failed is None:
+            yield Path(folder), paths
+    if failed is not None:  # the folder is gone: the free space is what the next upload finds
+        error, shown = failed
+        logger.error("an upload could not be written to FILE_UPLOAD_TEMP_DIR: %s", error)
+        free = disk_free(settings.FILE_UPLOAD_TEMP_DIR or tempfile.gettempdir())
+        where = "FILE_UPLOAD_TEMP_DIR"
+        raise UploadNotStored(error=error, where=where, free=free, names=[shown], field="file") from error
 
 
 def upload_discard(path: Path, *, folder: Path) -> None:
