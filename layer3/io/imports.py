@@ -38,6 +38,10 @@ class TrialImportSummary:
     created: int = 0
     unchanged: int = 0
     dry_run: bool = False
+    # Widget types this import adds to the batch's denominator |W| (layer3.metrics.diversity), and how many
+    # stored trials' figures were recomputed because of them (would be, in a dry run).
+    widget_types_added: tuple[str, ...] = ()
+    recomputed: int = 0
 
     def __str__(self) -> str:
         return f"{self.created} new, {self.unchanged} unchanged"
