@@ -59,7 +59,8 @@
       var id = document.createElement("code");
       id.textContent = data.logId || "run";
       item.appendChild(id);
-      item.appendChild(document.createTextNode(" " + data.error));
+      // the server wrote the message in the page's language; the stored English is the fallback
+      item.appendChild(document.createTextNode(" " + (data.message || data.error)));
       $("[data-errors]").appendChild(item);
     });
     source.addEventListener("complete", function (event) {

@@ -69,6 +69,8 @@ def test_researcher_runs_the_baseline_judge_from_the_modal_and_watches_it(
     assert seen[0] < 100 and seen == sorted(seen) and seen[-1] == 100  # the bar advanced, never backwards
     assert progress.get_attribute("data-status") == "succeeded"
     assert page.locator("[data-error-count]").inner_text() == "2"  # the demo's two damaged trials, as they happened
+    shown = page.locator("[data-errors] li").all_inner_texts()
+    assert len(shown) == 2 and all("受け付ける形式" in text and "accepted" not in text for text in shown), shown
     assert page.locator("[data-summary-value=GV_UR]").inner_text().endswith("%")
     screenshot(page, "layer3-modal-complete")
     run = Layer3Run.objects.filter(batch=batch).latest("pk")
