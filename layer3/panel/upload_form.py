@@ -16,8 +16,10 @@ LIMIT_SETTING = "UPLOAD_MAX_BYTES_TRIALS"
 
 
 class TrialsUploadForm(forms.Form):
+    # Plain file inputs: a "clear" checkbox means nothing on a form that stores no file.
     file = forms.FileField(
         label=_("Trial log (JSONL)"),
+        widget=forms.FileInput,
         help_text=_(
             'JSONL, one trial per line: {"id", "modelConfig", "stage", "inputText", "generatedData"}. Every line '
             "is checked first; if anything is wrong nothing is stored and every problem is listed."
@@ -33,6 +35,7 @@ class TrialsUploadForm(forms.Form):
     widget_catalogue = forms.FileField(
         label=_("Widget catalogue (optional)"),
         required=False,
+        widget=forms.FileInput,
         help_text=_(
             "The widget types the generator could choose from (a JSON list, or one type per line): the "
             "denominator |W| of widget diversity. Without one, the server's catalogue is used."

@@ -123,8 +123,8 @@ def test_a_bad_file_lists_each_located_problem_and_stores_nothing(page, tmp_path
 def test_the_problems_are_in_japanese_by_default(page):
     del page.cookies["django_language"]
     html = post(page, bad_file(), filename="bad.jsonl").content.decode()
-    assert "bad.jsonl: 3 件の問題" in html or "bad.jsonl:2" in html
-    assert "トライアルログをアップロード" in html
+    assert "試行ログをアップロード" in html and "<code data-where>bad.jsonl:2</code>" in html
+    assert "何も保存していません" in html
 
 
 def test_a_bad_batch_name_is_located_at_the_field(page):
