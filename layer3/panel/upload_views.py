@@ -32,8 +32,7 @@ JOB_PAGE = "layer3/panel/upload_job.html"
 
 
 def _limits() -> dict:
-    threshold = job_threshold()
-    return {"job_mb": f"{threshold / (1024 * 1024):.3g}", "job_bytes": threshold, "max_problems": MAX_PROBLEMS}
+    return {"job_bytes": job_threshold(), "max_problems": MAX_PROBLEMS}
 
 
 @researcher_required
