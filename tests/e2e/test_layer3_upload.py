@@ -16,13 +16,27 @@ from tests.helpers import PASSWORD, make_user
 
 SHOTS = Path("/tmp/shots-upload")
 TEXT = {
-    "ja": {"upload": "試行ログをアップロード", "stored": "件の試行を保存しました", "problems": "件の問題",
-           "open": "バッチ pilot-big を開く", "renamed": "名前を pilot-renamed に変更しました", "delete": "を削除しますか？",
-           "deleted": "とともに削除しました", "ledger": "LLM のコスト台帳"},
-    "en": {"upload": "Upload a trial log", "stored": "trials stored in batch", "problems": "problems found",
-           "open": "Open batch pilot-big", "renamed": "renamed to pilot-renamed", "delete": "Delete batch pilot-renamed?",
-           "deleted": "deleted with its", "ledger": "The LLM cost ledger keeps every row"},
-}  # fmt: skip
+    "ja": {
+        "upload": "試行ログをアップロード",
+        "stored": "件の試行を保存しました",
+        "problems": "件の問題",
+        "open": "バッチ pilot-big を開く",
+        "renamed": "名前を pilot-renamed に変更しました",
+        "delete": "を削除しますか？",
+        "deleted": "とともに削除しました",
+        "ledger": "LLM のコスト台帳",
+    },
+    "en": {
+        "upload": "Upload a trial log",
+        "stored": "trials stored in batch",
+        "problems": "problems found",
+        "open": "Open batch pilot-big",
+        "renamed": "renamed to pilot-renamed",
+        "delete": "Delete batch pilot-renamed?",
+        "deleted": "deleted with its",
+        "ledger": "The LLM cost ledger keeps every row",
+    },
+}
 
 
 def shot(page, name: str) -> None:
