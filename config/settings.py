@@ -209,6 +209,9 @@ try:
     # (413 or a form error) before anything parses them. Parsing costs about 7 MB of memory per MB of
     # trial log and 4.5 MB per MB of dialogues (bench/upload_memory.py).
     UPLOAD_MAX_BYTES_TRIALS = env_int("UPLOAD_MAX_BYTES_TRIALS", 50 * 1024 * 1024, minimum=1)
+    # A trial log above this many bytes is imported by a worker (a job with progress), not by the request:
+    # the Layer3 upload page and POST /api/experiment/batch/ (202 with the job) alike.
+    LAYER3_UPLOAD_JOB_BYTES = env_int("LAYER3_UPLOAD_JOB_BYTES", 2 * 1024 * 1024, minimum=0)
     UPLOAD_MAX_BYTES_DIALOGUES = env_int("UPLOAD_MAX_BYTES_DIALOGUES", 50 * 1024 * 1024, minimum=1)
     UPLOAD_MAX_BYTES_SPREADSHEET = env_int("UPLOAD_MAX_BYTES_SPREADSHEET", 50 * 1024 * 1024, minimum=1)
     UPLOAD_MAX_BYTES_RATINGS = env_int("UPLOAD_MAX_BYTES_RATINGS", 50 * 1024 * 1024, minimum=1)  # ratings JSONL

@@ -40,6 +40,7 @@ logger = logging.getLogger(__name__)
 # The setting that limits the files of each route taking uploads (its URL name).
 ROUTE_LIMITS = {
     "layer3-api-batch-upload": "UPLOAD_MAX_BYTES_TRIALS",  # POST /api/experiment/batch/
+    "layer3:upload": "UPLOAD_MAX_BYTES_TRIALS",  # the Layer3 upload page (/research/layer3/upload/)
     "annotation-api:batches": "UPLOAD_MAX_BYTES_DIALOGUES",  # POST /api/v1/annotation/batches/ with a file
     "annotation-api:batch-dialogues": "UPLOAD_MAX_BYTES_DIALOGUES",
     "annotation:batch-create": "UPLOAD_MAX_BYTES_DIALOGUES",  # /research/batches/new/

@@ -12,6 +12,7 @@ class Layer3Config(AppConfig):
         from core.demo import register_demo_part
         from core.judge_audits import register_batch_names, register_batch_page, register_judged_units
         from layer3.demo import load as demo
+        from layer3.io import upload_jobs  # noqa: F401  (registers the layer3.trials_upload job kind)
         from layer3.judge import audit_source
         from layer3.runs import job_handlers  # noqa: F401  (registers the layer3.evaluate job kind)
 

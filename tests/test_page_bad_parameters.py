@@ -32,6 +32,7 @@ from annotation.audits.services import judge_audit_create
 from annotation.collection import training
 from annotation.collection.queue import assignment_next
 from annotation.models import Annotation, Batch, Dialogue, ItemComment
+from core.models import Job
 from director.sessions.services import session_create
 from layer3.demo.generator import generate_trials
 from layer3.models import Batch as Layer3Batch
@@ -435,6 +436,19 @@ CASES = [
     Case("layer3:trial", "get", "researcher", lambda w: [w["l3batch"], w["trial"]]),
     Case("layer3:figure", "get", "researcher", lambda w: [w["l3batch"], "gv_ur", "svg"]),
     Case("layer3:calibration-download", "get", "researcher", lambda w: [w["l3batch"], w["audit"], "csv"]),
+    Case("layer3:upload", "get", "researcher"),
+    Case(
+        "layer3:upload",
+        "post",
+        "researcher",
+        fields={"name": "text", "experiment_id": "text", "dry_run": "text"},
+        valid=lambda w: {"name": "new-l3", "experiment_id": "e"},
+    ),
+    Case("layer3:upload-job", "get", "researcher", lambda w: [w["l3job"]], htmx=True),
+    Case("layer3:batch-rename", "get", "researcher", _l3),
+    Case("layer3:batch-rename", "post", "researcher", _l3, {"name": "text"}, lambda w: {"name": "l3-renamed"}),
+    Case("layer3:batch-delete", "get", "researcher", _l3),
+    Case("layer3:batch-delete", "post", "researcher", _l3),
     # --- Director pages -------------------------------------------------------------------------------------------
     Case("director:check", "get", "researcher"),
     Case(
@@ -497,6 +511,7 @@ def world(settings, tmp_path, fake_source):  # noqa: F811 - the fixture imported
     trials.write_text("".join(json.dumps(t, ensure_ascii=False) + "\n" for t in generate_trials(5, seed=3)))
     call_command("import_trials", str(trials), "--batch", "l3", "--experiment", "e")
     l3batch = Layer3Batch.objects.get(name="l3")
+    l3job = Job.objects.create(kind="layer3.trials_upload", params={"name": "t.jsonl", "batch_name": "l3", "lines": 5})
     audit = judge_audit_create(batch="fake", size=12, per_item=2, seed=1, kind="gv")
     acknowledge_audit_guidelines(annotator)
     first = audit_queue.next_assignment(audit, annotator)
@@ -518,6 +533,7 @@ def world(settings, tmp_path, fake_source):  # noqa: F811 - the fixture imported
         "attempt": attempt.pk,
         "test_item": test_item.pk,
         "l3batch": l3batch.pk,
+        "l3job": l3job.pk,
         "l3configs": sorted({t.model_config for t in l3batch.trials.all()}),
         "trial": l3batch.trials.first().pk,
         "audit": audit.pk,

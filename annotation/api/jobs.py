@@ -6,9 +6,8 @@ and result summaries are the people's words the pages show (``core.job_display``
 
 from __future__ import annotations
 
-from django.urls import reverse
-from drf_spectacular.utils import OpenApiExample, extend_schema, extend_schema_field
-from rest_framework import serializers, viewsets
+from drf_spectacular.utils import OpenApiExample, extend_schema
+from rest_framework import viewsets
 from rest_framework.permissions import IsAuthenticated
 from rest_framework.response import Response
 
@@ -18,77 +17,8 @@ from annotation.api.pagination import Pages
 from annotation.api.permissions import is_researcher
 from annotation.api.schema import error_responses
 from core import api_query
-from core.job_display import job_failure_kept, job_label, job_summary
-from core.jobs import public_params
+from core.api_jobs import JobSerializer
 from core.models import Job
-
-
-class JobProgressSerializer(serializers.Serializer):
-    done = serializers.IntegerField()
-    total = serializers.IntegerField(allow_null=True)
-    percent = serializers.IntegerField(allow_null=True)
-
-
-class JobQueueSerializer(serializers.Serializer):
-    handed_over = serializers.BooleanField(help_text="whether the broker took the job (a worker can start it)")
-    waiting = serializers.BooleanField(
-        help_text="the broker could not be reached: the job is kept and handed over again once it is back"
-    )
-    error = serializers.CharField(help_text="why the last hand-over failed (empty once it succeeded)")
-
-
-class JobSerializer(serializers.ModelSerializer):
-    label = serializers.SerializerMethodField(help_text="the kind in people's words, in the request's language")
-    progress = serializers.SerializerMethodField()
-    summary = serializers.SerializerMethodField(help_text="what a succeeded job produced, in people's words")
-    summary_url = serializers.SerializerMethodField(help_text="the page showing what it produced")
-    created_by = serializers.CharField(source="created_by.username", allow_null=True, default=None)
-    url = serializers.SerializerMethodField(help_text="this job in the API")
-    kept = serializers.SerializerMethodField(
-        help_text="for a failed job: what its failure left stored, in the request's language"
-    )
-    queue = serializers.SerializerMethodField()
-    params = serializers.SerializerMethodField(
-        help_text="what the job was asked to do (an uploaded file by the name it was uploaded with)"
-    )
-
-    class Meta:
-        model = Job
-        fields = ["id", "kind", "label", "status", "progress", "message", "summary", "summary_url", "error",
-                  "kept", "queue", "result", "params", "created_by", "created_at", "started_at", "finished_at",
-                  "url"]  # fmt: skip
-        read_only_fields = fields
-
-    def get_kept(self, job: Job) -> str | None:
-        return job_failure_kept(job)
-
-    @extend_schema_field(JobQueueSerializer)
-    def get_queue(self, job: Job) -> dict:
-        return {"handed_over": job.dispatched_at is not None, "waiting": job.waiting_for_queue,
-                "error": job.dispatch_error}  # fmt: skip
-
-    @extend_schema_field({"type": "object", "additionalProperties": True})
-    def get_params(self, job: Job) -> dict:
-        return public_params(job.params)
-
-    def get_label(self, job: Job) -> str:
-        return job_label(job.kind)
-
-    @extend_schema_field(JobProgressSerializer)
-    def get_progress(self, job: Job) -> dict:
-        return {"done": job.progress_done, "total": job.progress_total, "percent": job.percent}
-
-    def get_summary(self, job: Job) -> str | None:
-        told = job_summary(job)
-        return str(told[0]) if told else None
-
-    def get_summary_url(self, job: Job) -> str | None:
-        told = job_summary(job)
-        return told[1] if told else None
-
-    def get_url(self, job: Job) -> str:
-        return reverse("annotation-api:job", args=[job.pk])
-
 
 JOB_EXAMPLE = {
     "id": "6f1c1f7e-3c55-4b0a-9d7e-0c3c1f3c9a11", "kind": "annotation.agreement_report", "label": "一致率レポート",

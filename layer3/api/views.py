@@ -17,19 +17,20 @@ from django.conf import settings
 from django.http import StreamingHttpResponse
 from django.urls import reverse
 from drf_spectacular.types import OpenApiTypes
-from drf_spectacular.utils import extend_schema
+from drf_spectacular.utils import OpenApiResponse, extend_schema
 from rest_framework import status
 from rest_framework.decorators import api_view, parser_classes, permission_classes
 from rest_framework.parsers import MultiPartParser
 from rest_framework.response import Response
 
 from core import api_query
+from core.api_jobs import JobSerializer
 from core.api_parsers import StrictJSONParser
 from core.api_schema import error_responses
 from core.jsonl import InputError
 from core.permissions import IsResearcher
 from core.problem_text import problem_row
-from core.upload_limits import upload_refusal
+from core.upload_limits import UploadRefused, upload_refusal
 from core.uploads import scratch_copies
 from layer3.api import query
 from layer3.api.errors import error_response as _error
@@ -48,6 +49,8 @@ from layer3.api.schemas import (
 from layer3.exports.calibration_files import batch_calibration
 from layer3.exports.files import ExportError, export_file
 from layer3.io.imports import trials_import
+from layer3.io.upload_jobs import trials_upload_enqueue
+from layer3.io.uploads import job_threshold, trials_upload_keep
 from layer3.models import Batch, TrialLog
 from layer3.runs.plan import plan_warnings, run_judge_labels
 from layer3.runs.services import RunInFlight, layer3_run_create, run_judges, run_plan
@@ -276,15 +279,31 @@ def judge_calibration(request, batch_id: str):
 
 @extend_schema(
     summary="Create (or add to) a batch from a trial-log JSONL file; nothing is stored on any error",
+    description=(
+        "A file up to `LAYER3_UPLOAD_JOB_BYTES` (default 2 MB) is imported while the client waits: 201 when "
+        "trials were stored, 200 when all were stored already, 400 with every problem located (nothing stored). "
+        "A larger file is imported by a worker (job kind `layer3.trials_upload`): the answer is 202 with the job "
+        "(its `Location` header and `url`); poll it until `status` is succeeded (its `result` holds `batch_id`, "
+        "`created`, `unchanged`, `widget_types_added`, `recomputed`) or failed (its `result.problems` lists every "
+        "problem located: file, line, path, message; nothing was stored). Files over `UPLOAD_MAX_BYTES_TRIALS` "
+        "are refused with 413 before they are read; 507 when the server's disk could not hold the upload."
+    ),
     request={"multipart/form-data": BATCH_UPLOAD_REQUEST},
-    responses={201: UploadAnswerSerializer, 200: UploadAnswerSerializer},
+    responses={
+        201: OpenApiResponse(UploadAnswerSerializer, description="trials were stored"),
+        200: OpenApiResponse(UploadAnswerSerializer, description="nothing new: every trial was stored already"),
+        202: OpenApiResponse(JobSerializer, description="a large file: a worker imports it; poll the job"),
+        **error_responses(400, 413, 507),
+    },
 )
 @api_view(["POST"])
 @permission_classes([IsResearcher])
 @parser_classes([MultiPartParser])
 def batch_upload(request):
     """Files over the setting ``UPLOAD_MAX_BYTES_TRIALS`` (the request's files together) are refused with 413
-    before they are read; the limit bounds the memory this request's parsing takes."""
+    before they are read; the limit bounds the memory this request's parsing takes. A trial log over
+    ``LAYER3_UPLOAD_JOB_BYTES`` is kept on disk and imported by a worker (202 with the job): no web process
+    parses a large log."""
     if (refusal := upload_refusal(request, "UPLOAD_MAX_BYTES_TRIALS")) is not None:
         return Response(refusal.body(), status=refusal.status)  # 413, or 507: the server's disk is full
     unknown = sorted(set(request.data) - set(BATCH_UPLOAD_FIELDS))
@@ -306,6 +325,15 @@ def batch_upload(request):
     if catalogue_upload is not None:
         shown.append(Path(catalogue_upload.name or "catalogue.txt").name or "catalogue.txt")
         files.append(catalogue_upload)
+    if upload.size > job_threshold():  # a worker parses it: 202 with the job
+        try:
+            kept = trials_upload_keep(upload, catalogue=catalogue_upload)
+        except UploadRefused as refusal:
+            return Response(refusal.body(), status=refusal.status)  # 507: the server's disk is full
+        job = trials_upload_enqueue(upload=kept, batch_name=name, experiment_id=experiment, user=request.user,
+                                    surface="api")  # fmt: skip
+        body = JobSerializer(job).data
+        return Response(body, status=status.HTTP_202_ACCEPTED, headers={"Location": body["url"]})
     with scratch_copies(files, prefix="layer3-upload-", names=shown) as (_folder, paths):
         path, catalogue = paths[0], (paths[1] if len(paths) > 1 else None)
         names = {str(copy): name for copy, name in zip(paths, shown, strict=True)}
