@@ -15,7 +15,9 @@ from django.db import connection, transaction
 from django.db.models import Q
 
 from core.judge_audits import calibration_reports
+from core.models import Job
 from core.validators import BatchNameValidator
+from layer3.io.uploads import TRIALS_UPLOAD
 from layer3.models import Batch, Layer3Run, Layer3RunProblem, TrialLog
 from layer3.runs.services import runs_in_flight
 
@@ -24,11 +26,14 @@ JUDGED_BLOCKS = ("generatedValueRelevance", "w2wrSemanticCorrectness")
 
 
 class BatchBusy(Exception):
-    """A run of the batch is queued or running: ``run`` is the one found."""
+    """A run of the batch, or an upload into it, is queued or running: ``run`` or ``job`` is the one found."""
 
-    def __init__(self, run: Layer3Run) -> None:
-        self.run = run
-        super().__init__(f"run {run.pk} of this batch is {run.status}")
+    def __init__(self, run: Layer3Run | None = None, *, job: Job | None = None) -> None:
+        self.run, self.job = run, job
+        if run is not None:
+            super().__init__(f"run {run.pk} of this batch is {run.status}")
+        else:
+            super().__init__(f"an upload into this batch (job {job.pk if job else '?'}) is queued or running")
 
 
 class BatchNameRefused(Exception):
@@ -72,7 +77,16 @@ def _locked(batch: Batch) -> Batch:
     running = runs_in_flight(locked).first()
     if running is not None:
         raise BatchBusy(running)
+    uploading = uploads_in_flight(locked.name).first()
+    if uploading is not None:  # it would create a new batch under the old name, or add to a deleted one
+        raise BatchBusy(job=uploading)
     return locked
+
+
+def uploads_in_flight(name: str):
+    """The upload jobs (``layer3.io.upload_jobs``) queued or running into the batch named ``name``."""
+    in_flight = (Job.Status.QUEUED, Job.Status.RUNNING)
+    return Job.objects.filter(kind=TRIALS_UPLOAD, status__in=in_flight, params__batch_name=name).order_by("created_at")
 
 
 @transaction.atomic

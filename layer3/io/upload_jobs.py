@@ -20,6 +20,7 @@ from core.uploads import NOTHING_KEPT, discard_on_end
 from layer3.io.imports import TrialImportSummary
 from layer3.io.uploads import (
     OPTION_NAMES,
+    TRIALS_UPLOAD,
     UPLOAD_FOLDER,
     TrialsUpload,
     UploadRejected,
@@ -27,8 +28,6 @@ from layer3.io.uploads import (
     trials_upload_import,
 )
 from layer3.models import Batch
-
-TRIALS_UPLOAD = "layer3.trials_upload"
 
 
 def trials_upload_enqueue(

@@ -21,6 +21,7 @@ from core.problem_text import problem_row
 from core.uploads import TextUpload, kept_path, safe_name, upload_discard, upload_keep
 from layer3.io.imports import TrialImportSummary, trials_import
 
+TRIALS_UPLOAD = "layer3.trials_upload"  # the job kind that imports a large upload (layer3.io.upload_jobs)
 UPLOAD_FOLDER = Path("uploads") / "trials"  # under VAR_DIR
 DEFAULT_NAME = "trials.jsonl"
 CATALOGUE_FOLDER = "catalogue"  # beside the kept trial log, in the same folder

@@ -27,7 +27,9 @@ RENAME_PAGE = "layer3/panel/batch_rename.html"
 DELETE_PAGE = "layer3/panel/batch_delete.html"
 
 
-def _busy_text() -> str:
+def _busy_text(busy: BatchBusy | None = None) -> str:
+    if busy is not None and busy.job is not None:
+        return _("An upload into this batch is queued or running. Wait for it to end, then try again.")
     return _(
         "An evaluation of this batch is queued or running. Wait for it to end, or cancel it on the batch page, "
         "then try again."
@@ -56,8 +58,8 @@ def batch_rename_view(request, pk: int):
         old = batch.name
         try:
             batch = batch_rename(batch=batch, name=name)
-        except BatchBusy:
-            error, status = _busy_text(), 409
+        except BatchBusy as exc:
+            error, status = _busy_text(exc), 409
         except BatchNameRefused as exc:
             error, status = _refusal_text(exc, name), 409 if exc.code == "audited" else 400
         else:
@@ -76,8 +78,8 @@ def batch_delete_view(request, pk: int):
     if request.method == "POST":
         try:
             counts = batch_delete(batch=batch)
-        except BatchBusy:
-            error, status = _busy_text(), 409
+        except BatchBusy as exc:
+            error, status = _busy_text(exc), 409
         else:
             values = {"name": batch.name, "trials": f"{counts.trials:,}", "runs": f"{counts.runs:,}"}
             messages.success(

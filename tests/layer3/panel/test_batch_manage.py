@@ -91,6 +91,23 @@ def test_rename_and_delete_are_refused_while_a_run_is_in_flight(page, batch):
     assert Batch.objects.filter(name="pilot").exists() and TrialLog.objects.count() == 5
 
 
+@pytest.mark.parametrize("status", ["queued", "running"])
+def test_rename_and_delete_are_refused_while_an_upload_into_the_batch_is_in_flight(page, batch, status):
+    """A queued upload names its batch: after a rename it would create a new batch under the old name."""
+    from core.models import Job
+    from layer3.io.uploads import TRIALS_UPLOAD
+
+    job = Job.objects.create(kind=TRIALS_UPLOAD, status=status, params={"batch_name": "pilot"})
+    Job.objects.create(kind=TRIALS_UPLOAD, status="queued", params={"batch_name": "other"})  # another batch's
+    response = rename(page, batch, "pilot-2")
+    assert response.status_code == 409 and "upload into this batch" in response.content.decode()
+    response = page.post(reverse("layer3:batch-delete", args=[batch.pk]))
+    assert response.status_code == 409 and "upload into this batch" in response.content.decode()
+    assert Batch.objects.filter(name="pilot").exists() and TrialLog.objects.count() == 5
+    Job.objects.filter(pk=job.pk).update(status="succeeded")
+    assert rename(page, batch, "pilot-2").status_code == 302
+
+
 def test_a_batch_judge_audits_were_drawn_from_keeps_its_name(page, batch, monkeypatch):
     from layer3 import batch_services
 

@@ -125,6 +125,9 @@ def test_the_problems_are_in_japanese_by_default(page):
     html = post(page, bad_file(), filename="bad.jsonl").content.decode()
     assert "試行ログをアップロード" in html and "<code data-where>bad.jsonl:2</code>" in html
     assert "何も保存していません" in html
+    # every problem in the reader's language, the trial fields' too (missing modelConfig on line 3)
+    assert "必須項目がありません（受け付ける形式: 空でない文字列（例: &quot;A&quot;））" in html
+    assert "missing required field" not in html
 
 
 def test_a_bad_batch_name_is_located_at_the_field(page):
