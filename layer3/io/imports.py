@@ -179,8 +179,11 @@ def trials_import(
         batch, created = Batch.objects.get_or_create(
             name=batch_name, defaults={"experiment_id": experiment_id or "", "widget_catalogue": list(catalogue)}
         )
-        batch = Batch.objects.select_for_update().get(pk=batch.pk)  # one import at a time changes |W|
+        # Locked as a run's start locks it: a run starts before this import (and refuses it) or after it.
+        batch = Batch.objects.select_for_update().get(pk=batch.pk)
         seen, summary.widget_types_added = merge_seen(batch.widget_types_seen, found)
+        if summary.widget_types_added and not created:
+            _refuse_during_a_run(batch, summary.widget_types_added, ProblemLog())
         now = timezone.now()
         encode = json.JSONEncoder(ensure_ascii=False).encode
         bulk_insert(
