@@ -33,6 +33,9 @@ class Batch(models.Model):
     results_version = models.PositiveSmallIntegerField(_("results version"), default=0)
     # The widget types the batch's generator could choose from (seed 002 §2.2.4 |W|), fixed at import.
     widget_catalogue = models.JSONField(_("widget catalogue"), default=list, blank=True)
+    # The types its trials use outside the catalogue, [{"type", "trials", "widgets"}] sorted by type
+    # (layer3.metrics.widget_types): with the catalogue they are the batch's one |W|. Kept by the import.
+    widget_types_seen = models.JSONField(_("widget types outside the catalogue"), default=list, blank=True)
 
     class Meta:
         ordering = ["name"]

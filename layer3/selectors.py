@@ -57,7 +57,9 @@ def results_document(
     correction: str = DEFAULT_CORRECTION,
     family: str | int = DEFAULT_FAMILY,
 ) -> dict:
-    """``{"batchId", "batchName", "experimentId", "evaluatedAt", "overall", "byModel", "statistics"}``.
+    """``{"batchId", "batchName", "experimentId", "evaluatedAt", "overall", "byModel", "statistics", "widgetTypes"}``.
+
+    ``widgetTypes`` is the batch's widget denominator (``widget_types_document``).
 
     The stored figures (Bonferroni over the seed's family) are served as they are; another correction
     or family, or one model config, is computed from the stored trials (no metric is computed again,
@@ -81,6 +83,23 @@ def results_document(
         "overall": overall,
         "byModel": by_model,
         "statistics": statistics,
+        "widgetTypes": widget_types_document(batch),
+    }
+
+
+def widget_types_document(batch: Batch) -> dict:
+    """The batch's widget denominator: ``{"catalogueSize", "availableWidgetCount", "outOfCatalogue"}``.
+
+    ``availableWidgetCount`` is the batch's one ``|W|`` (its catalogue and every type its trials use
+    outside it, ``layer3.metrics.widget_types``); ``outOfCatalogue`` lists those types as
+    ``{"type", "trials", "widgets"}`` (trials of any stage that use it, and its widgets), sorted by type.
+    """
+    from layer3.runs.services import batch_catalogue, batch_widget_types
+
+    return {
+        "catalogueSize": len(batch_catalogue(batch)),
+        "availableWidgetCount": len(batch_widget_types(batch)),
+        "outOfCatalogue": [dict(entry) for entry in batch.widget_types_seen],
     }
 
 

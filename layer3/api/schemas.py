@@ -124,6 +124,20 @@ class EvaluationSummarySerializer(serializers.Serializer):
     avgEvaluationTimeMs = serializers.FloatField(allow_null=True)
 
 
+class OutOfCatalogueTypeSerializer(serializers.Serializer):
+    type = serializers.CharField(help_text="a widget type the batch's trials use outside its catalogue")
+    trials = serializers.IntegerField(help_text="trials (any stage) that use it")
+    widgets = serializers.IntegerField(help_text="its widgets in those trials")
+
+
+class WidgetTypesSerializer(serializers.Serializer):
+    catalogueSize = serializers.IntegerField(help_text="widget types in the batch's catalogue")
+    availableWidgetCount = serializers.IntegerField(
+        help_text="|W| of the widget entropy for every trial of the batch: the catalogue and the types outside it"
+    )
+    outOfCatalogue = OutOfCatalogueTypeSerializer(many=True, help_text="sorted by type")
+
+
 class ResultsSerializer(serializers.Serializer):
     batchId = serializers.CharField()
     batchName = serializers.CharField()
@@ -132,6 +146,7 @@ class ResultsSerializer(serializers.Serializer):
     overall = serializers.JSONField(allow_null=True, help_text="BatchLayer3Results (null: not evaluated yet)")
     byModel = ModelResultsSerializer(many=True)
     summary = EvaluationSummarySerializer()
+    widgetTypes = WidgetTypesSerializer(help_text="the batch's widget denominator |W| (seed 002 §2.2.4)")
     details = ResultDetailsSerializer(required=False, help_text="with includeDetails=true")
 
 
@@ -161,6 +176,12 @@ class UploadedSerializer(serializers.Serializer):
     id = serializers.IntegerField(allow_null=True)
     created = serializers.IntegerField()
     unchanged = serializers.IntegerField()
+    widgetTypesAdded = serializers.ListField(
+        child=serializers.CharField(), help_text="widget types outside the catalogue this upload adds to |W|"
+    )
+    recomputed = serializers.IntegerField(
+        help_text="stored trials whose widget diversity changed with |W| and was recomputed (batch figures too)"
+    )
 
 
 class UploadAnswerSerializer(serializers.Serializer):

@@ -22,7 +22,7 @@ from layer3.api.errors import error_response as _error
 from layer3.api.errors import query_refused
 from layer3.exports.formats import MEDIA_TYPES, iter_csv, iter_ndjson, trials_filename
 from layer3.models import TrialLog
-from layer3.selectors import BatchNotFound, batch_get, trials_for_export
+from layer3.selectors import BatchNotFound, batch_get, trials_for_export, widget_types_document
 
 JSONL_CONTENT_TYPE = "application/x-ndjson; charset=utf-8"
 
@@ -51,7 +51,7 @@ class _TrialsExport(APIView):
         trials = trials_for_export(batch, model_config=model_config)
         name = trials_filename(batch.name, self.extension, model_config)
         if self.extension == ".csv":
-            return attachment(iter_csv(trials), MEDIA_TYPES["csv"], name)
+            return attachment(iter_csv(trials, widget_types=widget_types_document(batch)), MEDIA_TYPES["csv"], name)
         return attachment(iter_ndjson(trials), JSONL_CONTENT_TYPE, name)
 
 

@@ -177,6 +177,7 @@ def layer3_results(request, batch_id: str):
             for e in document["byModel"]
         ],
         "summary": evaluation_summary(batch),
+        "widgetTypes": document["widgetTypes"],
     }
     if given["includeDetails"]:
         page, size = given["page"], given["pageSize"]
@@ -350,5 +351,7 @@ def batch_upload(request):
         "id": batch.pk if batch else None,
         "created": summary.created,
         "unchanged": summary.unchanged,
+        "widgetTypesAdded": list(summary.widget_types_added),
+        "recomputed": summary.recomputed,
     }
     return Response({"success": True, "data": data}, status=201 if summary.created else 200)

@@ -11,7 +11,7 @@ from dataclasses import dataclass
 
 from layer3.exports.formats import FORMATS, MEDIA_TYPES, export_filename, iter_csv, iter_json, iter_latex, iter_markdown
 from layer3.models import Batch, TrialLog
-from layer3.selectors import results_document, trials_for_export
+from layer3.selectors import results_document, trials_for_export, widget_types_document
 from layer3.statistics import CORRECTIONS, DEFAULT_FAMILY
 
 
@@ -49,7 +49,8 @@ def export_file(
         if model_config not in known:
             raise ExportError(f"model config {model_config!r}: batch {batch.name} has {', '.join(known)}")
     if fmt == "csv":
-        chunks = iter_csv(trials_for_export(batch, model_config=model_config))
+        trials = trials_for_export(batch, model_config=model_config)
+        chunks = iter_csv(trials, widget_types=widget_types_document(batch))
     else:
         try:
             document = results_document(batch, model_config=model_config, correction=correction, family=family)

@@ -4,9 +4,10 @@ The formatters are generators of ``str`` chunks, meant for a streaming HTTP resp
 
 - ``iter_json(document, trials=None)``: the results document, with the raw trials when given;
 - ``iter_ndjson(trials)``: one trial per line with its metrics (the API's ``export/trials.jsonl``);
-- ``iter_csv(trials, bom=True)``: one row per trial, columns ``CSV_COLUMNS`` (with the judge of each
-  judged block, ``gv_judge`` and ``w2wrSemantic_judge``, and the widget catalogue's
-  ``diversity_availableWidgetCount`` and ``diversity_outOfCatalogue``);
+- ``iter_csv(trials, bom=True, widget_types=None)``: one row per trial, columns ``CSV_COLUMNS`` (with the
+  judge of each judged block, ``gv_judge`` and ``w2wrSemantic_judge``, the trial's
+  ``diversity_availableWidgetCount`` and ``diversity_outOfCatalogue``, and the batch's |W| and types
+  outside its catalogue, ``batch_availableWidgetCount`` and ``batch_outOfCatalogue``);
 - ``iter_markdown(document)`` and ``iter_latex(document)``: the per-model and statistics tables
   for a paper, with the judge of every judged figure in a footnote, the cluster-bootstrap interval
   beside each two-proportion test and the multiple-comparison family under the statistics.
@@ -15,7 +16,7 @@ A judged block without judged items has null averages and rates in the JSON tria
 in the CSV, also where an older stored trial holds 0 there: "no items" never reads as a measured 0.
 
 ``document`` is the results document (camelCase keys, a public contract): ``batchId``,
-``experimentId``, ``evaluatedAt``, ``overall``, ``byModel`` and ``statistics``; trials are read
+``experimentId``, ``evaluatedAt``, ``overall``, ``byModel``, ``statistics`` and ``widgetTypes``; trials are read
 once, one by one. ``export_filename`` names the download, ``MEDIA_TYPES`` gives its content type.
 """
 

@@ -20,7 +20,7 @@ from __future__ import annotations
 import csv
 import io
 import json
-from collections.abc import Callable, Iterable, Iterator, Mapping
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 
 from core.spreadsheet_cells import neutralise_formula
 from layer3.metrics.provenance import block_judge
@@ -106,7 +106,10 @@ CSV_METRIC_PATHS: tuple[tuple[str, tuple[str, ...]], ...] = tuple(
     (name, reader) for name, reader in CSV_METRIC_CELLS if isinstance(reader, tuple)
 )
 TRIAL_COLUMNS = ("id", "modelConfig", "status", "error", "errorPath", "evaluatedAt", "evaluatorModel")
-CSV_COLUMNS: tuple[str, ...] = TRIAL_COLUMNS + tuple(name for name, _ in CSV_METRIC_CELLS)
+# The batch's widget denominator (the results document's widgetTypes), the same on every row: |W| and the
+# types outside the catalogue as a JSON array of {"type", "trials", "widgets"}.
+BATCH_COLUMNS = ("batch_availableWidgetCount", "batch_outOfCatalogue")
+CSV_COLUMNS: tuple[str, ...] = TRIAL_COLUMNS + tuple(name for name, _ in CSV_METRIC_CELLS) + BATCH_COLUMNS
 
 STATUS_EVALUATED = "evaluated"
 STATUS_ERROR = "error"
@@ -221,8 +224,16 @@ def _read(metrics: Mapping, reader: tuple[str, ...] | Callable[[Mapping], object
     return _lookup(metrics, reader) if isinstance(reader, tuple) else reader(metrics)
 
 
-def trial_row(trial: dict) -> list[str]:
-    """One trial's CSV cells, in ``CSV_COLUMNS`` order."""
+def batch_cells(widget_types: Mapping | None) -> list[str]:
+    """The ``BATCH_COLUMNS`` cells of a batch's ``widgetTypes`` (empty without it, or without types outside)."""
+    if not isinstance(widget_types, Mapping):
+        return ["", ""]
+    outside = widget_types.get("outOfCatalogue") or None
+    return [_cell(widget_types.get("availableWidgetCount")), _cell(outside)]
+
+
+def trial_row(trial: dict, batch: Sequence[str] = ("", "")) -> list[str]:
+    """One trial's CSV cells, in ``CSV_COLUMNS`` order; ``batch``: its ``batch_cells``."""
     metrics = trial.get("layer3Metrics")
     if metrics is not None and not isinstance(metrics, dict):
         raise TypeError(
@@ -245,7 +256,11 @@ def trial_row(trial: dict) -> list[str]:
         metrics.get("evaluatedAt"),
         metrics.get("evaluatorModel"),
     )
-    return [_cell(value) for value in head] + [_cell(_read(metrics, reader)) for _, reader in CSV_METRIC_CELLS]
+    return [
+        *(_cell(value) for value in head),
+        *(_cell(_read(metrics, reader)) for _, reader in CSV_METRIC_CELLS),
+        *batch,
+    ]
 
 
 def iter_ndjson(trials: Iterable[object]) -> Iterator[str]:
@@ -257,27 +272,30 @@ def iter_ndjson(trials: Iterable[object]) -> Iterator[str]:
     yield from _in_chunks(_json(normalised_trial(trial), indent=None) + "\n" for trial in trials)
 
 
-def iter_csv(trials: Iterable[dict], *, bom: bool = True) -> Iterator[str]:
+def iter_csv(trials: Iterable[dict], *, bom: bool = True, widget_types: Mapping | None = None) -> Iterator[str]:
     """One CSV row per trial under a header row of ``CSV_COLUMNS`` (CRLF line ends, as ``csv`` writes them).
 
     ``bom`` writes U+FEFF first, so Excel reads the (UTF-8) Japanese text correctly. ``status`` is
     ``evaluated``, ``error`` (``error`` and ``errorPath`` say why) or ``unevaluated``; every absent
     value is an empty cell, and so are the averages and rates of a judged block without judged items.
     ``gv_judge`` / ``w2wrSemantic_judge`` name the judge of the block (``kind:model:prompt``, empty without
-    the block); ``diversity_outOfCatalogue`` lists the widget types outside the catalogue, space-separated.
+    the block); ``diversity_outOfCatalogue`` lists the trial's widget types outside the catalogue,
+    space-separated. ``widget_types`` (the results document's ``widgetTypes``) fills ``BATCH_COLUMNS``:
+    the batch's ``|W|``, and its types outside the catalogue with their counts as a JSON array (empty
+    when there are none).
     """
     buffer = io.StringIO()
     writer = csv.writer(buffer)
     writer.writerow(CSV_COLUMNS)
     yield ("\ufeff" if bom else "") + buffer.getvalue()
-    yield from _in_chunks(_csv_rows(trials))
+    yield from _in_chunks(_csv_rows(trials, batch_cells(widget_types)))
 
 
-def _csv_rows(trials: Iterable[dict]) -> Iterator[str]:
+def _csv_rows(trials: Iterable[dict], batch: list[str]) -> Iterator[str]:
     buffer = io.StringIO()
     writer = csv.writer(buffer)
     for trial in trials:
         buffer.seek(0)
         buffer.truncate()
-        writer.writerow(trial_row(trial))
+        writer.writerow(trial_row(trial, batch))
         yield buffer.getvalue()

@@ -31,6 +31,7 @@ from layer3.exports.tables import (
     judge_notes,
     judge_sentence,
     metrics_rows,
+    widget_types_note,
 )
 
 MISSING = "--"
@@ -107,7 +108,30 @@ def iter_latex(document: dict) -> Iterator[str]:
     )
     source = f"batch {batch}, experiment {experiment}"
     yield from _metrics_table(document, source)
+    yield from _widget_types(document, source)
     yield from _statistics_table(document, source)
+
+
+def _widget_types(document: dict, source: str) -> Iterator[str]:
+    """|W| of the widget entropy in a sentence, and the types outside the catalogue in a small table."""
+    note = widget_types_note(document)
+    if note is None:
+        return
+    sentence = note.sentence(escape_latex, "$|W|$")
+    if not note.outside:
+        yield f"Widget entropy: {sentence}\n\n"
+        return
+    yield (
+        "\\begin{table}[htbp]\n  \\centering\n  \\footnotesize\n"
+        f"  \\caption{{Widget types outside the catalogue ({source}). {sentence}}}\n"
+        f"  \\label{{{_label(document.get('batchId', ''), 'widget-types')}}}\n"
+        "  \\begin{tabular}{lrr}\n    \\toprule\n"
+    )
+    yield _row(["Widget type", "Trials", "Widgets"])
+    yield "    \\midrule\n"
+    for name, trials, widgets in note.outside:
+        yield _row([escape_latex(name), escape_latex(trials), escape_latex(widgets)])
+    yield "    \\bottomrule\n  \\end{tabular}\n\\end{table}\n\n"
 
 
 def _grouped_header() -> str:

@@ -30,6 +30,7 @@ from layer3.exports.tables import (
     judge_notes,
     judge_sentence,
     metrics_rows,
+    widget_types_note,
 )
 
 MISSING = "—"
@@ -54,7 +55,22 @@ def iter_markdown(document: dict) -> Iterator[str]:
         yield f"- Batch id: {escape_markdown(batch_id)}\n"
     yield f"- Experiment: {escape_markdown(experiment)}\n- Evaluated at: {escape_markdown(evaluated)}\n\n"
     yield from _metrics_table(document)
+    yield from _widget_types(document)
     yield from _statistics_table(document)
+
+
+def _widget_types(document: dict) -> Iterator[str]:
+    note = widget_types_note(document)
+    if note is None:
+        return
+    yield "## Widget types (\\|W\\| of the widget entropy)\n\n"
+    yield note.sentence(escape_markdown, "\\|W\\|") + "\n\n"
+    if note.outside:
+        yield _row(["Widget type outside the catalogue", "Trials", "Widgets"])
+        yield _row([":---", "---:", "---:"])
+        for name, trials, widgets in note.outside:
+            yield _row([escape_markdown(name), escape_markdown(trials), escape_markdown(widgets)])
+        yield "\n"
 
 
 def _metrics_table(document: dict) -> Iterator[str]:

@@ -383,3 +383,36 @@ def correction_note(document: dict) -> CorrectionNote:
             if isinstance(limits, list | tuple)
         ),
     )
+
+
+@dataclass(frozen=True)
+class WidgetTypesNote:
+    """The batch's widget denominator (the results document's ``widgetTypes``): ``|W|`` and the types
+    its trials use outside the catalogue, ``(type, trials, widgets)`` sorted by type."""
+
+    catalogue_size: object
+    available: object
+    outside: tuple[tuple[str, object, object], ...]
+
+    def sentence(self, escape: Callable[[object], str], w: str) -> str:
+        """``|W|`` in words; ``w`` is the renderer's markup for |W|."""
+        if not self.outside:
+            return f"{w} = {escape(self.available)} for every trial: the catalogue's types; no trial uses another."
+        return (
+            f"{w} = {escape(self.available)} for every trial: the catalogue's {escape(self.catalogue_size)} types "
+            f"and the {len(self.outside)} its trials use outside it, counted below "
+            "(trials of any stage that use the type, and its widgets)."
+        )
+
+
+def widget_types_note(document: dict) -> WidgetTypesNote | None:
+    """The document's ``widgetTypes`` for the notes, or None for a document without it."""
+    part = document.get("widgetTypes")
+    if not isinstance(part, Mapping):
+        return None
+    outside = tuple(
+        (str(entry.get("type")), entry.get("trials"), entry.get("widgets"))
+        for entry in part.get("outOfCatalogue") or ()
+        if isinstance(entry, Mapping)
+    )
+    return WidgetTypesNote(part.get("catalogueSize"), part.get("availableWidgetCount"), outside)

@@ -3,6 +3,12 @@
 Re-importing a file stores nothing new: a trial whose id the batch already has is compared with the
 stored one; the same content is counted as unchanged, other content is a problem (stored logs are
 evidence; a different run goes into a batch of its own).
+
+The batch's one widget denominator ``|W|`` (``layer3.metrics.widget_types``) is kept here: the import
+records the widget types its trials use outside the catalogue. When a later import adds a type the
+batch had not seen, ``|W|`` grows, so the widget diversity of every stored trial that has it is
+recomputed with the new ``|W|`` (that block only, as a run replacing it would: ``evaluatedAt`` moves,
+judged blocks are kept) and the batch figures refreshed, in the import's transaction.
 """
 
 from __future__ import annotations
@@ -17,7 +23,7 @@ from django.db import transaction
 from django.utils import timezone
 from django.utils.translation import gettext_noop
 
-from core.bulk import bulk_insert, values_in
+from core.bulk import bulk_insert, bulk_update_json, values_in
 from core.jsonl import (
     Problem,
     ProblemLog,
@@ -27,10 +33,17 @@ from core.jsonl import (
     report_files_without_records,
 )
 from layer3.io.trials import TrialRecord, parse_trial
+from layer3.metrics import UISpecError, calculate_widget_diversity, parse_ui_spec
 from layer3.metrics.catalogue import CatalogueError, parse_catalogue
+from layer3.metrics.jscompat import js_iso_timestamp
+from layer3.metrics.widget_types import merge_seen, outside_counts
 from layer3.models import Batch, TrialLog
+from layer3.runs.plan import merge
+from layer3.runs.services import batch_catalogue, batch_results_refresh, batch_widget_types, runs_in_flight
 
 _STORED = ("model_config", "stage", "input_text", "generated_data")
+_DIVERSITY = "widgetDiversity"
+_RECOMPUTE_CHUNK = 2000
 
 
 @dataclass
@@ -44,7 +57,14 @@ class TrialImportSummary:
     recomputed: int = 0
 
     def __str__(self) -> str:
-        return f"{self.created} new, {self.unchanged} unchanged"
+        text = f"{self.created} new, {self.unchanged} unchanged"
+        if self.widget_types_added:
+            names = ", ".join(json.dumps(name, ensure_ascii=False) for name in self.widget_types_added)
+            text += f"; widget types outside the catalogue added to |W|: {names}"
+        if self.recomputed:
+            verb = "would change and be recomputed" if self.dry_run else "changed and were recomputed"
+            text += f"; the widget diversity figures of {self.recomputed} stored trial(s) {verb}"
+        return text
 
 
 def read_catalogue(path: str | Path, log: ProblemLog) -> tuple[str, ...] | None:
@@ -145,13 +165,25 @@ def trials_import(
             )
     log.raise_if_any()
     summary.created = len(new)
-    if dry_run or not new:
+    if not new:
+        return summary
+    catalogue = batch_catalogue(batch) if batch is not None else (catalogue or settings.LAYER3_WIDGET_CATALOGUE)
+    found = outside_counts((record.generated_data for record in new), catalogue)
+    _seen, summary.widget_types_added = merge_seen(batch.widget_types_seen if batch is not None else (), found)
+    if batch is not None and summary.widget_types_added:
+        _refuse_during_a_run(batch, summary.widget_types_added, log)
+        summary.recomputed = _with_diversity(batch).count()
+    if dry_run:
         return summary
     with transaction.atomic():
-        types = list(catalogue if catalogue is not None else settings.LAYER3_WIDGET_CATALOGUE)
-        batch, _ = Batch.objects.get_or_create(
-            name=batch_name, defaults={"experiment_id": experiment_id or "", "widget_catalogue": types}
+        batch, created = Batch.objects.get_or_create(
+            name=batch_name, defaults={"experiment_id": experiment_id or "", "widget_catalogue": list(catalogue)}
         )
+        # Locked as a run's start locks it: a run starts before this import (and refuses it) or after it.
+        batch = Batch.objects.select_for_update().get(pk=batch.pk)
+        seen, summary.widget_types_added = merge_seen(batch.widget_types_seen, found)
+        if summary.widget_types_added and not created:
+            _refuse_during_a_run(batch, summary.widget_types_added, ProblemLog())
         now = timezone.now()
         encode = json.JSONEncoder(ensure_ascii=False).encode
         bulk_insert(
@@ -159,4 +191,62 @@ def trials_import(
             ["batch", "external_id", "model_config", "stage", "input_text", "generated_data", "created_at"],
             ((batch.pk, r.id, r.model_config, r.stage, r.input_text, encode(r.generated_data), now) for r in new),
         )
+        if seen != batch.widget_types_seen:
+            batch.widget_types_seen = seen
+            batch.save(update_fields=["widget_types_seen"])
+        summary.recomputed = 0
+        if summary.widget_types_added and not created:
+            summary.recomputed = _recompute_diversity(batch, now=now)
     return summary
+
+
+def _with_diversity(batch: Batch):
+    """The batch's trials with widget diversity figures (whose ``|W|`` a new type changes)."""
+    return TrialLog.objects.filter(batch=batch, layer3_metrics__has_key=_DIVERSITY)
+
+
+def _refuse_during_a_run(batch: Batch, added: tuple[str, ...], log: ProblemLog) -> None:
+    """A new widget type changes |W| under a run in flight, which would store figures of the old one."""
+    run = runs_in_flight(batch).first()
+    if run is not None:
+        names = ", ".join(json.dumps(name, ensure_ascii=False) for name in added)
+        log.add(
+            Problem(
+                "--batch",
+                None,
+                "$",
+                f"these trials add widget types outside the catalogue ({names}), which change |W| of every trial "
+                f"of batch {batch.name!r}, while its run {run.pk} is {run.status}; import them after the run ends",
+            )
+        )
+        log.raise_if_any()
+
+
+def _recompute_diversity(batch: Batch, *, now) -> int:
+    """Recompute the widget diversity of the batch's trials with its current |W|; refresh the batch figures.
+
+    Only the ``widgetDiversity`` block changes; the record is merged as a run merges a replaced block
+    (``layer3.runs.plan.merge``: ``evaluatedAt`` becomes now, judged blocks and their judges are kept).
+    """
+    catalogue = batch_catalogue(batch)
+    types = frozenset(batch_widget_types(batch))
+    evaluated_at = js_iso_timestamp(now)
+    pks = list(_with_diversity(batch).order_by("pk").values_list("pk", flat=True))
+    recomputed = 0
+    for start in range(0, len(pks), _RECOMPUTE_CHUNK):  # bounded IN lists and memory
+        rows = TrialLog.objects.filter(pk__in=pks[start : start + _RECOMPUTE_CHUNK]).values_list(
+            "pk", "generated_data", "layer3_metrics"
+        )
+        written = []
+        for pk, data, stored in rows:
+            try:
+                spec = parse_ui_spec(data)
+            except UISpecError:  # never evaluated as a spec, so it holds no diversity to recompute
+                continue
+            block = calculate_widget_diversity(spec, catalogue=catalogue, available_types=types)
+            written.append((pk, merge(stored, {_DIVERSITY: block}, evaluated_at)))
+        bulk_update_json(TrialLog, "layer3_metrics", written)
+        recomputed += len(written)
+    if recomputed:
+        batch_results_refresh(batch=batch)
+    return recomputed

@@ -12,7 +12,9 @@ table, statistics, exports, figures):
   compares these counts.
 - W2WR type rates: bindings pooled: flow / meta / sync over all bindings (``unknown`` included in the
   denominator, as each trial's ratios do); ``totalBindings`` their sum.
-- Widget diversity and graph complexity: trial means of the per-trial values.
+- Widget diversity and graph complexity: trial means of the per-trial values. Every trial of a batch
+  is normalised by the batch's one ``|W|`` (``layer3.metrics.widget_types``), which
+  ``availableWidgetCount`` reports (None if the trials' figures were computed with different ones).
 
 A judged figure is only ever made from one judge's verdicts (``layer3.metrics.provenance``): each judged
 block names its ``judge`` (label), lists ``judges`` and gives the figures ``byJudge``; when the trials
@@ -33,7 +35,8 @@ from layer3.metrics.provenance import JUDGED_BLOCKS, block_judge
 
 # The definition of the stored batch figures: a batch whose figures an older definition wrote is
 # recomputed on its next read. 2: judged figures per judge, GV_CR/W2WR_SC as trial means, catalogue.
-RESULTS_VERSION = 2
+# 3: widget diversity over the batch's one |W| (availableWidgetCount in place of catalogueSize).
+RESULTS_VERSION = 3
 
 _RATES = {"gv": "usefulRate", "w2wr": "correctnessRate"}
 _COUNTS = {"gv": "evaluatedItems", "w2wr": "evaluatedBindings"}
@@ -67,8 +70,8 @@ class _Judged:
 
 class _Totals:
     __slots__ = (
+        "available_counts",
         "bindings",
-        "catalogue_sizes",
         "degree",
         "density",
         "div_trials",
@@ -92,7 +95,7 @@ class _Totals:
             setattr(self, name, 0)
         self.judged: dict[str, dict[str, _Judged]] = {"gv": {}, "w2wr": {}}
         self.outside: dict[str, int] = {}
-        self.catalogue_sizes: set[int] = set()
+        self.available_counts: set[int] = set()
 
     def add(self, metrics: dict) -> None:
         self.trials += 1
@@ -123,7 +126,7 @@ class _Totals:
             self.unique += diversity["uniqueWidgetCount"]
             size = diversity.get("availableWidgetCount")
             if size is not None:
-                self.catalogue_sizes.add(size)
+                self.available_counts.add(size)
             outside = diversity.get("outOfCatalogue")
             if outside:
                 self.outside_trials += 1
@@ -152,7 +155,9 @@ class _Totals:
                 "avgEntropy": _ratio(self.entropy, self.div_trials),
                 "avgNormalizedEntropy": _ratio(self.normalized, self.div_trials),
                 "avgUniqueWidgets": _ratio(self.unique, self.div_trials),
-                "catalogueSize": next(iter(self.catalogue_sizes)) if len(self.catalogue_sizes) == 1 else None,
+                "availableWidgetCount": (
+                    next(iter(self.available_counts)) if len(self.available_counts) == 1 else None
+                ),
                 "outOfCatalogue": {"trials": self.outside_trials, "types": dict(sorted(self.outside.items()))},
             },
             "graphComplexity": {

@@ -4,13 +4,17 @@ Counts the widgets per component type and takes the Shannon entropy ``H = -Σ p 
 counts; ``maxEntropy = log2(|W|)`` and ``normalizedEntropy = H / maxEntropy`` (0 when maxEntropy is 0),
 all three rounded to 4 decimals with JavaScript's ``Math.round`` (halves up).
 
-``|W|`` is the number of available widget types: the batch's catalogue (``layer3.metrics.catalogue``;
-15 types by default, as in the seed). A spec that uses types outside the catalogue lists them under
-``outOfCatalogue`` (a key the seed does not have), and ``|W|`` counts them too, since the generator
-evidently could choose them: the normalised entropy never exceeds 1 (the TypeScript, given only a
-count, would report more than 1). Where every type used is in the catalogue, every figure equals the
-TypeScript's with ``availableWidgetCount = |catalogue|``. Given only a count (no catalogue), ``|W|``
-is the larger of the count and the number of types used.
+``|W|`` is the number of available widget types. For a trial of a batch it is the batch's one
+denominator (``layer3.metrics.widget_types``): its catalogue (``layer3.metrics.catalogue``; 15 types by
+default, as in the seed) together with every type any trial of the batch uses outside it, since the
+generator evidently could choose those; every trial of a batch is normalised by the same ``|W|``, and
+``availableWidgetCount`` says which. ``outOfCatalogue`` (a key the seed does not have) lists the types
+of this trial outside the catalogue. The normalised entropy never exceeds 1 (the TypeScript, given only
+a count, would report more than 1). Where no trial of the batch uses a type outside the catalogue,
+every figure equals the TypeScript's with ``availableWidgetCount = |catalogue|``. Given a catalogue
+but not the batch's types, the trial is its own batch: ``|W|`` is the catalogue and the types of this
+trial outside it. Given only a count (no catalogue), ``|W|`` is the larger of the count and the number
+of types used.
 
 ``widgetCounts`` and ``selectedWidgets`` follow JavaScript's key order (``Object.keys``): component
 names that are array indices ("3") first, in numeric order, then the rest in order of first appearance;
@@ -36,13 +40,15 @@ def calculate_widget_diversity(
     available_widget_count: int = DEFAULT_AVAILABLE_WIDGET_COUNT,
     *,
     catalogue: Collection[str] | None = None,
+    available_types: Collection[str] | None = None,
 ) -> dict:
-    """``WidgetDiversityMetrics`` of ``spec``, with ``availableWidgetCount`` and ``outOfCatalogue``.
+    """``WidgetDiversityMetrics`` of ``spec``, with ``availableWidgetCount`` (the ``|W|`` used) and ``outOfCatalogue``.
 
-    ``catalogue`` (the available type names) wins over ``available_widget_count`` when given.
+    ``catalogue``: the batch's catalogue, the types ``outOfCatalogue`` is measured against.
+    ``available_types``: the batch's types, catalogue and every type its trials use outside it
+    (``layer3.metrics.widget_types.available_types``; a set is used as it is, anything else is made one);
+    ``|W|`` is their number. Either wins over ``available_widget_count``.
     """
-    if catalogue is not None:
-        available_widget_count = len(catalogue)
     if type(available_widget_count) is not int:  # not isinstance: a bool is an int too
         raise TypeError(f"availableWidgetCount must be an integer, not {type(available_widget_count).__name__}")
     if available_widget_count < 1:
@@ -65,11 +71,18 @@ def calculate_widget_diversity(
             p = count / total  # every count is at least 1, so the TypeScript's `if (p > 0)` always holds
             entropy -= p * log2(p)
 
+    outside: list[str] = []
     if catalogue is not None:
         outside = [component for component in counts if component not in catalogue]
-        types = available_widget_count + len(outside)
+    pool = available_types if available_types is not None else catalogue
+    if pool is not None:
+        known = pool if isinstance(pool, set | frozenset) else frozenset(pool)
+        # A batch's types hold every type of its trials; a trial outside them (a batch record that
+        # missed it) still counts its own, so the normalised entropy stays at most 1.
+        types = len(known) + sum(1 for component in counts if component not in known)
+        if types < 1:
+            raise ValueError("availableWidgetCount must be at least 1: the catalogue lists no widget type")
     else:
-        outside = []
         types = max(available_widget_count, len(counts))
     max_entropy = log2(types)
     normalized_entropy = entropy / max_entropy if max_entropy > 0 else 0
@@ -80,6 +93,6 @@ def calculate_widget_diversity(
         "entropy": js_round(entropy, 4),
         "normalizedEntropy": js_round(normalized_entropy, 4),
         "maxEntropy": js_round(max_entropy, 4),
-        "availableWidgetCount": available_widget_count,
+        "availableWidgetCount": types,
         "outOfCatalogue": outside,
     }

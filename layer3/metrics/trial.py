@@ -36,12 +36,15 @@ def compute_trial_metrics(
     evaluate_w2wr_type: bool = True,
     available_widget_count: int = DEFAULT_AVAILABLE_WIDGET_COUNT,
     catalogue: Collection[str] | None = None,
+    available_types: Collection[str] | None = None,
     spec: UISpec | None = None,
 ) -> dict:
     """``Layer3MetricsV1`` without the judge fields for one trial's ``generatedData`` (decoded JSON).
 
     ``evaluated_at`` (timezone-aware, default now) becomes ``evaluatedAt`` as JavaScript's
-    ``toISOString`` writes it. ``catalogue``: the batch's widget types (``layer3.metrics.catalogue``).
+    ``toISOString`` writes it. ``catalogue``: the batch's catalogue (``layer3.metrics.catalogue``);
+    ``available_types``: the batch's widget types, catalogue and those its trials use outside it
+    (``layer3.metrics.widget_types``), whose number is ``|W|``.
     ``spec``: the data already parsed, to parse it once. Raises ``layer3.metrics.UISpecError`` for data
     that is not a UISpec.
     """
@@ -54,7 +57,9 @@ def compute_trial_metrics(
     if evaluate_complexity:
         metrics["graphComplexity"] = calculate_graph_complexity(spec)
     if evaluate_diversity:
-        metrics["widgetDiversity"] = calculate_widget_diversity(spec, available_widget_count, catalogue=catalogue)
+        metrics["widgetDiversity"] = calculate_widget_diversity(
+            spec, available_widget_count, catalogue=catalogue, available_types=available_types
+        )
     if evaluate_w2wr_type:
         metrics["w2wrTypeDistribution"] = classify_binding_types(spec)
     return metrics

@@ -15,7 +15,7 @@ from layer3.panel.calibration_card import calibration_cards
 from layer3.panel.labels import MAGNITUDES, MAIN_COLUMNS, METRICS, RESULT_PATHS, format_value, result_value
 from layer3.panel.messages import statistics_reason_text, verdict_label_text
 from layer3.runs.options import TARGET_STAGE
-from layer3.selectors import results_document
+from layer3.selectors import results_document, widget_types_document
 from layer3.statistics import DEFAULT_FAMILY
 from llm import services as gateway
 
@@ -112,13 +112,14 @@ def summary_cards(overall: dict | None) -> list[dict]:
     ]
 
 
-def catalogue_note(overall: dict | None) -> dict | None:
-    """The widget catalogue's size and the types used outside it (they raise |W|), or None when all are in it."""
-    diversity = (overall or {}).get("widgetDiversity") or {}
-    outside = diversity.get("outOfCatalogue") or {}
-    if not outside.get("trials"):
-        return None
-    return {"size": diversity.get("catalogueSize"), "trials": outside["trials"], "types": outside.get("types") or {}}
+def widget_types(batch: Batch) -> dict:
+    """The batch's |W| (``available``), its catalogue's size and the types its trials use outside it, with counts."""
+    document = widget_types_document(batch)
+    return {
+        "catalogue": document["catalogueSize"],
+        "available": document["availableWidgetCount"],
+        "outside": document["outOfCatalogue"],
+    }
 
 
 def type_bars(overall: dict | None) -> dict | None:

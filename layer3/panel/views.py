@@ -124,6 +124,7 @@ def batch_page(request, pk: int):
         # Japanese figures need a CJK font; without one they are drawn in English, and the menu says so.
         "figures_fall_back_to_english": not (get_language() or "ja").startswith("en") and fonts.find_cjk_font() is None,
         "summary": evaluation_summary(batch),
+        "widget_types": reads.widget_types(batch),
         "calibration": reads.calibration(batch),
         "calibration_formats": [{"fmt": fmt, "name": FORMAT_NAMES[fmt]} for fmt in CALIBRATION_FORMATS],
         "audit_create_url": reads.audit_create_url(),
@@ -145,7 +146,6 @@ def _results_context(batch: Batch, *, metric: str, correction: str, family: str 
     return {
         "cards": reads.summary_cards(overall),
         "types": reads.type_bars(overall),
-        "catalogue": reads.catalogue_note(overall),
         "models": reads.model_table(batch.layer3_by_model or [], every_metric=every),
         "corrections": CORRECTIONS,
         **_statistics_context(batch, metric=metric, correction=correction, family=family),

@@ -92,14 +92,18 @@ def evaluate_chunk(
     now: datetime,
     judge: Callable[[list], object] | None = None,
     catalogue: Collection[str] | None = None,
+    available_types: Collection[str] | None = None,
 ) -> ChunkOutcome:
     """The blocks of every row; ``judge(questions)`` answers the judge questions of all rows at once.
 
     ``judge`` returns an object with ``gv`` / ``w2wr`` (per row: a list of ``Verdict`` or None),
     ``incomplete`` (row indexes with an unasked item) and ``judges`` (the judge record per block,
-    "gv" / "w2wr"), as ``layer3.judge.services.judge_trials`` does. ``catalogue``: the batch's widget
-    types (``layer3.metrics.catalogue``).
+    "gv" / "w2wr"), as ``layer3.judge.services.judge_trials`` does. ``catalogue``: the batch's catalogue
+    (``layer3.metrics.catalogue``); ``available_types``: the batch's widget types, catalogue and those its
+    trials use outside it, whose number is the ``|W|`` of every trial (``layer3.metrics.widget_types``).
     """
+    if available_types is not None and not isinstance(available_types, frozenset):
+        available_types = frozenset(available_types)  # once per chunk, not per trial
     evaluated_at = js_iso_timestamp(now)
     outcome = ChunkOutcome()
     computed: list[tuple[TrialRow, dict, TrialQuestions]] = []
@@ -114,7 +118,12 @@ def evaluate_chunk(
         blocks: dict = {}
         if automatic:
             metrics = compute_trial_metrics(
-                row.generated_data, spec=spec, evaluated_at=now, catalogue=catalogue, **flags
+                row.generated_data,
+                spec=spec,
+                evaluated_at=now,
+                catalogue=catalogue,
+                available_types=available_types,
+                **flags,
             )
             blocks = {block: metrics[block] for block in automatic}
         questions = _NO_QUESTIONS

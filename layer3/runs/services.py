@@ -28,6 +28,7 @@ from core.jobs import JobCancelled
 from core.jsonl import gc_paused
 from layer3.judge.services import JudgeSettings, judge_trials, planned_judges
 from layer3.metrics.batch import RESULTS_VERSION, aggregate_by_model
+from layer3.metrics.widget_types import available_types
 from layer3.models import Batch, Layer3Run, Layer3RunProblem, TrialLog
 from layer3.runs.chunk import ChunkOutcome, TrialRow, evaluate_chunk, progress_metrics
 from layer3.runs.options import TARGET_STAGE, EvaluationOptions
@@ -67,8 +68,13 @@ def targets(batch: Batch, options: EvaluationOptions):
 
 
 def batch_catalogue(batch: Batch) -> tuple[str, ...]:
-    """The widget types of ``batch`` (its own catalogue, or the configured default for a batch without one)."""
+    """The catalogue of ``batch`` (its own, or the configured default for a batch without one)."""
     return tuple(batch.widget_catalogue or settings.LAYER3_WIDGET_CATALOGUE)
+
+
+def batch_widget_types(batch: Batch) -> tuple[str, ...]:
+    """The widget types of ``batch``: its catalogue and the types its trials use outside it (its one ``|W|``)."""
+    return available_types(batch_catalogue(batch), batch.widget_types_seen)
 
 
 def run_judges(options: EvaluationOptions) -> dict[str, dict]:
@@ -251,8 +257,11 @@ def layer3_run_evaluate_part(
     # their metrics alive its scans cost more than the metrics (a chunk of 10,000: 0.63 s, 0.27 s
     # paused). Nothing built there forms a cycle. The judge's HTTP client does build cycles, so the
     # collector stays on for judged chunks.
+    # Read for every chunk: an import that adds a widget type to the batch changes its |W|.
+    batch = Batch.objects.only("widget_catalogue", "widget_types_seen").get(pk=run.batch_id)
+    catalogue, types = batch_catalogue(batch), batch_widget_types(batch)
     with nullcontext() if uses_judge else gc_paused():
-        outcome = evaluate_chunk(rows, now=timezone.now(), judge=judge, catalogue=batch_catalogue(run.batch))
+        outcome = evaluate_chunk(rows, now=timezone.now(), judge=judge, catalogue=catalogue, available_types=types)
     outcome.model_configs = {row.pk: row.model_config for row in rows}
     return outcome
 

@@ -35,3 +35,16 @@ class Command(BaseCommand):
             raise CommandError(f"nothing was stored: {exc}") from None
         prefix = "dry run, nothing stored: " if dry_run else ""
         self.stdout.write(self.style.SUCCESS(f"{prefix}trials {summary} (batch {batch})"))
+        if summary.recomputed:
+            # Figures read before this import (exports, papers) no longer hold: say so apart from the counts.
+            if dry_run:
+                note = (
+                    f"earlier figures would change: importing adds widget types to |W|, so the widget diversity of "
+                    f"{summary.recomputed} stored trial(s) and the batch figures would be recomputed"
+                )
+            else:
+                note = (
+                    f"earlier figures changed: the widget types added raise |W|, so the widget diversity of "
+                    f"{summary.recomputed} stored trial(s) was recomputed and the batch figures were refreshed"
+                )
+            self.stdout.write(self.style.WARNING(note))

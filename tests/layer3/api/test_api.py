@@ -182,7 +182,9 @@ def test_post_needs_the_csrf_token(researcher, batch):
 def test_results_have_the_seed_shape(api, evaluated):
     body = api.get("/api/experiment/batch/b/layer3-results").json()
     data = body["data"]
-    assert list(data) == ["batchId", "batchName", "experimentId", "evaluatedAt", "overall", "byModel", "summary"]
+    assert list(data) == [
+        "batchId", "batchName", "experimentId", "evaluatedAt", "overall", "byModel", "summary", "widgetTypes"
+    ]  # fmt: skip
     assert data["overall"] == evaluated.layer3_results and data["experimentId"] == "exp-1"
     assert [set(entry) for entry in data["byModel"]] == [{"modelConfig", "trialCount", "judge", "layer3"}] * 5
     assert data["byModel"][0]["judge"] == {"gv": "baseline:baseline-tfidf@1:layer3.gv_relevance@1", "w2wr": None}

@@ -32,6 +32,7 @@ DOCUMENTED_COLUMNS = [
     "diversity_availableWidgetCount", "diversity_outOfCatalogue",
     "graph_nodeCount", "graph_edgeCount", "graph_density", "graph_avgDegree", "graph_maxDegree",
     "graph_diverge", "graph_organize", "graph_converge", "graph_crossSectionEdges",
+    "batch_availableWidgetCount", "batch_outOfCatalogue",
 ]  # fmt: skip
 
 
@@ -63,7 +64,7 @@ def test_every_metric_of_an_evaluated_trial_reads_back_exactly():
     assert (row["id"], row["modelConfig"], row["error"], row["errorPath"]) == ("t-0001", "A", "", "")
     assert row["evaluatedAt"] == metrics["evaluatedAt"]
     assert row["evaluatorModel"] == "gpt-4o"
-    assert {name for name, _ in CSV_METRIC_PATHS} == set(DOCUMENTED_COLUMNS[7:]) - set(TEXT_COLUMNS)
+    assert {name for name, _ in CSV_METRIC_PATHS} == set(DOCUMENTED_COLUMNS[7:-2]) - set(TEXT_COLUMNS)
     for name, path in CSV_METRIC_PATHS:
         expected = lookup(metrics, path)
         assert float(row[name]) == expected, name

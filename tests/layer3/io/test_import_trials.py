@@ -123,8 +123,9 @@ def test_a_catalogue_file_sets_the_batch_s_widget_types_and_the_entropy_s_w(tmp_
     assert batch.widget_catalogue == ["card", "timeline", "matrix"]
     call_command("evaluate_layer3", "run-1")
     diversity = TrialLog.objects.get(external_id="t1").layer3_metrics["widgetDiversity"]
-    assert (diversity["availableWidgetCount"], diversity["outOfCatalogue"]) == (3, ["kanban"])
+    assert (diversity["availableWidgetCount"], diversity["outOfCatalogue"]) == (4, ["kanban"])
     assert diversity["maxEntropy"] == 2.0 and diversity["normalizedEntropy"] == 0.5  # log2(3 + 1 outside)
+    assert batch.widget_types_seen == [{"type": "kanban", "trials": 1, "widgets": 1}]
     batch.refresh_from_db()
     assert batch.layer3_results["widgetDiversity"]["outOfCatalogue"] == {"trials": 1, "types": {"kanban": 1}}
 

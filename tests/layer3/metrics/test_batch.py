@@ -128,8 +128,15 @@ def test_types_outside_the_catalogue_are_counted_per_batch():
     outside = trial()
     outside["widgetDiversity"].update(availableWidgetCount=15, outOfCatalogue=["x"], widgetCounts={"a": 1, "x": 3})
     diversity = aggregate_batch_metrics([inside, outside, outside])["widgetDiversity"]
-    assert diversity["catalogueSize"] == 15
+    assert diversity["availableWidgetCount"] == 15
     assert diversity["outOfCatalogue"] == {"trials": 2, "types": {"x": 6}}
+
+
+def test_trials_normalised_by_different_widget_counts_have_no_one_available_widget_count():
+    first, second = trial(), trial()
+    first["widgetDiversity"].update(availableWidgetCount=15)
+    second["widgetDiversity"].update(availableWidgetCount=17)
+    assert aggregate_batch_metrics([first, second])["widgetDiversity"]["availableWidgetCount"] is None
 
 
 def test_w2wr_type_rates_count_unknown_in_the_denominator():

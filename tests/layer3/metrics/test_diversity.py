@@ -66,9 +66,10 @@ def test_one_available_type_used_alone_has_zero_max_entropy_and_zero_normalized_
 
 def test_a_catalogue_sets_the_available_types_and_lists_the_types_outside_it():
     result = diversity(["a", "x", "b", "y", "x"], catalogue=("a", "b", "c"))
-    assert result["availableWidgetCount"] == 3
     assert result["outOfCatalogue"] == ["x", "y"]
-    # |W| = 3 catalogue types + 2 used outside it = 5: H = 1.9219 (p = .2, .4, .2, .2), log2(5) = 2.3219
+    # Alone (no batch types given) |W| = 3 catalogue types + 2 used outside it = 5:
+    # H = 1.9219 (p = .2, .4, .2, .2), log2(5) = 2.3219
+    assert result["availableWidgetCount"] == 5
     assert (result["entropy"], result["maxEntropy"], result["normalizedEntropy"]) == (1.9219, 2.3219, 0.8277)
 
 

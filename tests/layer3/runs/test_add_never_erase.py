@@ -3,6 +3,7 @@
 import pytest
 from django.core.management import CommandError, call_command
 
+from layer3.metrics.batch import RESULTS_VERSION
 from layer3.metrics.provenance import block_judge
 from layer3.models import Batch, Layer3Run, Layer3RunProblem, TrialLog
 from layer3.runs.options import EvaluationOptions
@@ -195,4 +196,4 @@ def test_figures_stored_by_an_older_release_are_recomputed_on_their_next_read(ba
     body = client.get(f"/api/experiment/batch/{batch.pk}/layer3-results").json()
     assert body["data"]["overall"] == current
     batch.refresh_from_db()
-    assert batch.results_version == 2
+    assert batch.results_version == RESULTS_VERSION
