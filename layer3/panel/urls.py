@@ -1,12 +1,16 @@
 from django.urls import path
 
-from layer3.panel import views
+from layer3.panel import compare_views, views
 
 app_name = "layer3"
 
 urlpatterns = [
     path("research/layer3/", views.batches, name="batches"),
     path("research/layer3/<id:pk>/", views.batch_page, name="batch"),
+    path("research/layer3/compare/", compare_views.compare, name="compare"),
+    path(
+        "research/layer3/compare/trials/<id:trial_a>/<id:trial_b>/", compare_views.compare_trial, name="compare-trial"
+    ),
     path("research/layer3/<id:pk>/estimate/", views.run_estimate, name="run-estimate"),
     path("research/layer3/<id:pk>/runs/", views.run_start, name="run-start"),
     path("research/layer3/<id:pk>/runs/<id:run_pk>/cancel/", views.run_cancel, name="run-cancel"),
