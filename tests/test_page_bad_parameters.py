@@ -75,6 +75,8 @@ ITEM_FILTERS = {"q": "text", "ratings": "text", "disputed": "text", "flagged": "
 RUN_FORM = {"evaluateComplexity": "text", "evaluateDiversity": "text", "evaluateW2WRType": "text",
             "evaluateGV": "text", "evaluateW2WRSemantic": "text", "judge": "text", "modelConfigs": "text",
             "budget": "number", "forceReEvaluate": "text"}  # fmt: skip
+COMPARE_FIELDS = {"kind": "text", "sort": "text", "batch": "id", "run_a": "id", "run_b": "id", "batch_a": "id",
+                  "batch_b": "id"}  # fmt: skip
 SETTINGS_FORM = {"status": "text", "annotations_per_item": "number", "disagreement_spread": "number",
                  "guidelines_version": "text", "description": "text", "restricted": "text", "annotators": "id",
                  "confirm_quota": "text"}  # fmt: skip
@@ -435,6 +437,10 @@ CASES = [
     Case("layer3:trial", "get", "researcher", lambda w: [w["l3batch"], w["trial"]]),
     Case("layer3:figure", "get", "researcher", lambda w: [w["l3batch"], "gv_ur", "svg"]),
     Case("layer3:calibration-download", "get", "researcher", lambda w: [w["l3batch"], w["audit"], "csv"]),
+    Case("layer3:compare", "get", "researcher", fields=COMPARE_FIELDS, valid=lambda w: {"batch": str(w["l3batch"])}),
+    Case(
+        "layer3:compare-trial", "get", "researcher", lambda w: [w["trial"], w["trial"]], {"run_a": "id", "run_b": "id"}
+    ),
     # --- Director pages -------------------------------------------------------------------------------------------
     Case("director:check", "get", "researcher"),
     Case(
