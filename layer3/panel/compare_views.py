@@ -112,6 +112,9 @@ def _run_choices(batch: Batch | None) -> list[dict]:
 
 
 def _present(document: dict) -> dict:
+    for side in (document["a"], document["b"]):
+        status = side.get("runStatus")
+        side["statusText"] = Layer3Run.Status(status).label if status in Layer3Run.Status.values else status
     for row in document["rows"]:
         row["testName"] = TEST_NAMES.get(row["test"], row["test"])
         row["note"] = reason_text(row) if row["reason"] else ""
