@@ -1,6 +1,6 @@
 """Two Layer3 versions side by side (issue 42): two runs of one batch, or two batches.
 
-``GET batch/{batch_id}/runs/{run_a}/compare/{run_b}`` and ``GET batch/{batch_id}/compare/{other_batch_id}``;
+``GET batch/{batch_id}/runs/{run_a}/compare/{run_b}`` and ``GET batch/{batch_id}/compare-batch/{other_batch_id}``;
 ``format`` json (default: ``{"success": true, "data": Comparison}``), csv, markdown or latex (a download);
 ``sort`` orders the changed trials (delta: |Δ| largest first, metric, trial). Researchers only; errors in the
 API's one shape: 400 for a refused query parameter, 404 for a batch or a run of that batch that does not exist.

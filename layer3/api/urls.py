@@ -17,5 +17,5 @@ urlpatterns = [
     path(
         "batch/<str:batch_id>/runs/<id:run_a>/compare/<id:run_b>", compare.compare_runs, name="layer3-api-compare-runs"
     ),
-    path("batch/<str:batch_id>/compare/<str:other_batch_id>", compare.compare_batches, name="layer3-api-compare"),
+    path("batch/<str:batch_id>/compare-batch/<str:other_batch_id>", compare.compare_batches, name="layer3-api-compare"),
 ]

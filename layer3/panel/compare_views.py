@@ -150,7 +150,7 @@ def compare(request):
             batch_b = get_object_or_404(Batch, pk=chosen["batch_b"])
             comparison = batches_comparison(batch_a=batch_a, batch_b=batch_b)
             query = {"kind": kind, "batch_a": batch_a.pk, "batch_b": batch_b.pk}
-            context["api_url"] = f"/api/experiment/batch/{batch_a.pk}/compare/{batch_b.pk}"
+            context["api_url"] = f"/api/experiment/batch/{batch_a.pk}/compare-batch/{batch_b.pk}"
     except ComparisonRefused as exc:
         context["refused"] = _("Run %(b)s is of another batch than run %(a)s: compare runs of one batch.") % {
             "a": chosen["run_a"],

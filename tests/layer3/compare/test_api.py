@@ -61,7 +61,7 @@ def test_two_batches_compare_with_unmatched_trials_listed(api, batch, trials_fil
     v2 = Batch.objects.get(name="v2")
     TrialLog.objects.filter(batch=v2, external_id="A-00000").update(external_id="A-renamed")
     TrialLog.objects.filter(batch=v2, external_id="B-00001").delete()
-    response = api.get(f"/api/experiment/batch/b/compare/{v2.pk}")
+    response = api.get(f"/api/experiment/batch/b/compare-batch/{v2.pk}")
     data = response.json()["data"]
     assert response.status_code == 200 and data["kind"] == "batches"
     assert data["matching"]["pairsByKey"] == 1 and data["matching"]["pairs"] == 18
@@ -76,7 +76,7 @@ def test_refusals_answer_the_api_error_shape(api, batch):
         (f"/api/experiment/batch/b/runs/{first.pk}/compare/{elsewhere.pk}", 404, "run_b"),
         (f"/api/experiment/batch/b/runs/{first.pk}/compare/{first.pk}?sort=size", 400, "sort"),
         (f"/api/experiment/batch/b/runs/{first.pk}/compare/{first.pk}?format=", 400, "format"),
-        ("/api/experiment/batch/b/compare/nope", 404, None),
+        ("/api/experiment/batch/b/compare-batch/nope", 404, None),
     ]
     for url, code, field in cases:
         response = api.get(url)
@@ -97,7 +97,7 @@ def test_researchers_only(client, annotator, batch):
 def test_the_openapi_schema_documents_both_endpoints(api):
     schema = yaml.safe_load(api.get("/api/schema/").content)
     runs = schema["paths"]["/api/experiment/batch/{batch_id}/runs/{run_a}/compare/{run_b}"]["get"]
-    batches = schema["paths"]["/api/experiment/batch/{batch_id}/compare/{other_batch_id}"]["get"]
+    batches = schema["paths"]["/api/experiment/batch/{batch_id}/compare-batch/{other_batch_id}"]["get"]
     for operation in (runs, batches):
         assert {"200", "400", "404"} <= set(operation["responses"])
         assert {"application/json", "text/csv", "text/markdown", "application/x-tex"} <= set(
