@@ -9,7 +9,7 @@ from django.core.management import call_command
 from playwright.sync_api import expect
 
 from layer3.demo.generator import generate_trials
-from layer3.models import Batch, TrialLog
+from layer3.models import Batch, Layer3Run, TrialLog
 from layer3.runs import services
 from layer3.runs.options import EvaluationOptions
 from layer3.statistics import LAYER3_METRICS
@@ -59,7 +59,11 @@ def test_a_researcher_compares_two_runs_sorts_and_opens_a_pair(page, two_runs):
     page.click("[data-link=compare]")
     expect(page.locator("h1")).to_have_text("Layer3 の実行・バッチを比較")
     assert page.locator("[data-choose=run_a] option").count() == 2
+    first_run, second_run = Layer3Run.objects.filter(batch=batch).order_by("pk")
+    page.select_option("[data-choose=run_a]", str(first_run.pk))
+    page.select_option("[data-choose=run_b]", str(second_run.pk))
     page.click("[data-action=compare]")
+    page.wait_for_url(f"**run_a={first_run.pk}**")
     page.wait_for_selector("[data-table=compare-tests]")
     assert page.locator("[data-table=compare-tests] tbody tr").count() == 11 * 5
     expect(page.locator("[data-family]")).to_contain_text("Bonferroni 補正: 検定族 55 件")

@@ -85,3 +85,17 @@ def test_a_run_from_before_snapshots_is_named_instead_of_failing(batch):
     new = run(batch, force=True)
     comparison = runs_comparison(run_a=old, run_b=new).as_dict()
     assert comparison["snapshotMissing"] == ["A"] and comparison["rows"] == [] and comparison["summary"] is None
+
+
+def test_a_run_a_worker_executes_through_its_job_keeps_a_snapshot_too(
+    batch, monkeypatch, django_capture_on_commit_callbacks
+):
+    from core.job_runner import job_run
+
+    monkeypatch.setattr("core.tasks.run_job.delay", lambda job_id: job_run(job_id=job_id))
+    with django_capture_on_commit_callbacks(execute=True):
+        queued = services.layer3_run_create(batch=batch, options=EvaluationOptions(judge="baseline"), enqueue=True)
+    queued.refresh_from_db()
+    assert queued.status == "succeeded"
+    kept = dict(Layer3RunResult.objects.filter(run=queued).values_list("trial_id", "metrics"))
+    assert kept == dict(TrialLog.objects.filter(batch=batch, stage=3).values_list("pk", "layer3_metrics"))
