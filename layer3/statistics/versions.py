@@ -238,7 +238,7 @@ def compare_versions(groups: Mapping[str, ConfigVersions], *, alpha: float = 0.0
             rows.append({"modelConfig": config, "metric": metric, **row})
     performed = [row["pValue"] for row in rows if row["pValue"] is not None]
     m = len(rows)
-    adjusted = iter(adjust_p_values(performed, CORRECTION, max(m, len(performed))))
+    adjusted = iter(adjust_p_values(performed, CORRECTION, m))
     for row in rows:
         row["adjustedPValue"] = next(adjusted) if row["pValue"] is not None else None
         row["significant"] = row["adjustedPValue"] is not None and row["adjustedPValue"] < alpha
