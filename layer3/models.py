@@ -170,3 +170,26 @@ class Layer3RunProblem(models.Model):
 
     def __str__(self) -> str:
         return f"{self.run_id}/{self.external_id}: {self.kind}"
+
+
+class Layer3RunResult(models.Model):
+    """One target trial's ``layer3_metrics`` as they stood when a run ended (a snapshot, so two runs compare).
+
+    Written in one INSERT…SELECT when a run succeeds, stops at its budget or is cancelled
+    (``layer3.runs.services.layer3_run_finish``); a run from before snapshots existed has none.
+    """
+
+    run = models.ForeignKey(
+        Layer3Run, verbose_name=_("run"), on_delete=models.CASCADE, related_name="results", db_index=False
+    )  # the unique (run, trial) index leads with it
+    trial = models.ForeignKey(TrialLog, verbose_name=_("trial"), on_delete=models.CASCADE, related_name="+")
+    metrics = models.JSONField(_("Layer3 metrics"), null=True, blank=True)  # Layer3MetricsV1 after the run
+
+    class Meta:
+        ordering = ["run", "trial"]
+        verbose_name = _("Layer3 run result")
+        verbose_name_plural = _("Layer3 run results")
+        constraints = [models.UniqueConstraint(fields=["run", "trial"], name="run_result_once_per_trial")]
+
+    def __str__(self) -> str:
+        return f"{self.run_id}/{self.trial_id}"

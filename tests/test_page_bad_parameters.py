@@ -76,6 +76,8 @@ ITEM_FILTERS = {"q": "text", "ratings": "text", "disputed": "text", "flagged": "
 RUN_FORM = {"evaluateComplexity": "text", "evaluateDiversity": "text", "evaluateW2WRType": "text",
             "evaluateGV": "text", "evaluateW2WRSemantic": "text", "judge": "text", "modelConfigs": "text",
             "budget": "number", "forceReEvaluate": "text"}  # fmt: skip
+COMPARE_FIELDS = {"kind": "text", "sort": "text", "batch": "id", "run_a": "id", "run_b": "id", "batch_a": "id",
+                  "batch_b": "id"}  # fmt: skip
 SETTINGS_FORM = {"status": "text", "annotations_per_item": "number", "disagreement_spread": "number",
                  "guidelines_version": "text", "description": "text", "restricted": "text", "annotators": "id",
                  "confirm_quota": "text"}  # fmt: skip
@@ -449,6 +451,10 @@ CASES = [
     Case("layer3:batch-rename", "post", "researcher", _l3, {"name": "text"}, lambda w: {"name": "l3-renamed"}),
     Case("layer3:batch-delete", "get", "researcher", _l3),
     Case("layer3:batch-delete", "post", "researcher", _l3),
+    Case("layer3:compare", "get", "researcher", fields=COMPARE_FIELDS, valid=lambda w: {"batch": str(w["l3batch"])}),
+    Case(
+        "layer3:compare-trial", "get", "researcher", lambda w: [w["trial"], w["trial"]], {"run_a": "id", "run_b": "id"}
+    ),
     # --- Director pages -------------------------------------------------------------------------------------------
     Case("director:check", "get", "researcher"),
     Case(

@@ -1,6 +1,6 @@
 from django.urls import path
 
-from layer3.api import progress, trials_export, views
+from layer3.api import compare, progress, trials_export, views
 
 urlpatterns = [
     path("batch/", views.batch_upload, name="layer3-api-batch-upload"),
@@ -14,4 +14,8 @@ urlpatterns = [
     path("batch/<str:batch_id>/statistics", views.statistics, name="layer3-api-statistics"),
     path("batch/<str:batch_id>/layer3-progress", progress.layer3_progress, name="layer3-api-progress"),
     path("batch/<str:batch_id>/judge-calibration", views.judge_calibration, name="layer3-api-judge-calibration"),
+    path(
+        "batch/<str:batch_id>/runs/<id:run_a>/compare/<id:run_b>", compare.compare_runs, name="layer3-api-compare-runs"
+    ),
+    path("batch/<str:batch_id>/compare-batch/<str:other_batch_id>", compare.compare_batches, name="layer3-api-compare"),
 ]

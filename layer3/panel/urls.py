@@ -1,6 +1,6 @@
 from django.urls import path
 
-from layer3.panel import batch_views, upload_views, views
+from layer3.panel import batch_views, compare_views, upload_views, views
 
 app_name = "layer3"
 
@@ -11,6 +11,10 @@ urlpatterns = [
     path("research/layer3/<id:pk>/", views.batch_page, name="batch"),
     path("research/layer3/<id:pk>/rename/", batch_views.batch_rename_view, name="batch-rename"),
     path("research/layer3/<id:pk>/delete/", batch_views.batch_delete_view, name="batch-delete"),
+    path("research/layer3/compare/", compare_views.compare, name="compare"),
+    path(
+        "research/layer3/compare/trials/<id:trial_a>/<id:trial_b>/", compare_views.compare_trial, name="compare-trial"
+    ),
     path("research/layer3/<id:pk>/estimate/", views.run_estimate, name="run-estimate"),
     path("research/layer3/<id:pk>/runs/", views.run_start, name="run-start"),
     path("research/layer3/<id:pk>/runs/<id:run_pk>/cancel/", views.run_cancel, name="run-cancel"),

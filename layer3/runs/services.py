@@ -34,6 +34,7 @@ from layer3.runs.chunk import ChunkOutcome, TrialRow, evaluate_chunk, progress_m
 from layer3.runs.options import TARGET_STAGE, EvaluationOptions
 from layer3.runs.plan import PlanCounts, count_plan, plan_trial, requested_blocks, run_judge_labels
 from layer3.runs.reads import grouped_states, metric_summaries, trial_states, without_details
+from layer3.runs.snapshots import SNAPSHOT_STATUSES, run_results_snapshot
 from layer3.statistics import compare_model_configs
 from llm import budgets
 from llm import services as gateway
@@ -380,6 +381,8 @@ def layer3_run_finish(run: Layer3Run, status: str, *, error: str = "") -> None:
         elapsed_ms=run.elapsed_ms,
         unjudged_count=run.unjudged_count,
     )
+    if status in SNAPSHOT_STATUSES:
+        run_results_snapshot(run)
 
 
 def _refresh_quietly(batch: Batch) -> None:

@@ -15,6 +15,11 @@ Modules:
 - ``comparisons``: ``compare_model_configs``, every metric for every pair of model configs, corrected, judged
   metrics only under one judge;
 - ``outcome``: the result of one test and the reason codes of undefined tests (``REASON_CODES``).
+- ``paired``: ``wilcoxon_signed_rank`` (= ``scipy.stats.wilcoxon``) and ``mcnemar`` (= statsmodels' ``mcnemar``,
+  exact below 25 discordant pairs, chi-square with continuity correction otherwise), for two versions of one trial;
+- ``trial_values``: one trial's figure of each metric and each item's verdict, keyed so versions can be paired;
+- ``versions``: ``compare_versions`` (two runs or two batches per model config × metric, Bonferroni over
+  11 × k) and ``changed_trials``.
 
 Result dicts use camelCase keys, a public contract: keep them as they are.
 """

@@ -174,6 +174,7 @@ def world(settings):
     from annotation.models import AgreementReport, QualityFlag
     from director.sessions.services import session_create
     from layer3.models import Batch as Layer3Batch
+    from layer3.models import Layer3Run
     from tests.annotation.api.support import API, CONFIDENCE, SCORES, make_batch
     from tests.helpers import make_qualified_annotator, make_user
 
@@ -211,6 +212,9 @@ def world(settings):
         "sessions": session.pk,
         "batch": Layer3Batch.objects.create(name="l3-barrage").pk,  # /api/experiment/batch/{batch_id}
     }
+    # /api/experiment/batch/{batch_id}/runs/{run_a}/compare/{run_b} and .../compare-batch/{other_batch_id}
+    ids["runs"] = ids["compare"] = Layer3Run.objects.create(batch_id=ids["batch"], options={}, status="succeeded").pk
+    ids["compare-batch"] = ids["batch"]
     return clients, ids
 
 

@@ -225,6 +225,7 @@ def fuzz_world(transactional_db, settings, fake_llm):  # noqa: F811
     from core.api_tokens import token_create
     from director.sessions.services import session_create
     from layer3.models import Batch as Layer3Batch
+    from layer3.models import Layer3Run
     from tests.annotation.api.support import API, CONFIDENCE, SCORES, make_batch
     from tests.helpers import make_qualified_annotator, make_user
 
@@ -257,6 +258,9 @@ def fuzz_world(transactional_db, settings, fake_llm):  # noqa: F811
         "sessions": session.pk,
         "batch": Layer3Batch.objects.create(name="l3-fuzz").pk,  # /api/experiment/batch/{batch_id}
     }
+    # /api/experiment/batch/{batch_id}/runs/{run_a}/compare/{run_b} and .../compare-batch/{other_batch_id}
+    ids["runs"] = ids["compare"] = Layer3Run.objects.create(batch_id=ids["batch"], options={}, status="succeeded").pk
+    ids["compare-batch"] = ids["batch"]
     _TOKENS.clear()
     _TOKENS.update(tokens)
     yield tokens, ids

@@ -5,7 +5,7 @@ from django.test import Client
 from django.urls import reverse
 from django.utils import timezone
 
-from layer3.models import Batch, Layer3Run, Layer3RunProblem, TrialLog
+from layer3.models import Batch, Layer3Run, Layer3RunProblem, Layer3RunResult, TrialLog
 from llm.models import LLMCall, LLMRun
 
 pytestmark = pytest.mark.django_db
@@ -29,6 +29,8 @@ def batch(db):
     Layer3Run.objects.create(batch=batch, options={}, **done)
     Layer3RunProblem.objects.create(run=first, trial=batch.trials.first(), external_id="t0", kind="spec",
                                     message="m")  # fmt: skip
+    for trial in batch.trials.all():  # the runs' snapshots of their trials (layer3.runs.snapshots)
+        Layer3RunResult.objects.create(run=first, trial=trial, metrics=trial.layer3_metrics)
     run = LLMRun.objects.create(prompt="layer3.gv_relevance@1", model="m", cost_jpy=12.5)
     LLMCall.objects.create(cache_key="k" * 64, run=run, prompt="layer3.gv_relevance@1", model="m", endpoint="e",
                            request={}, status="ok", cost_jpy=12.5)  # fmt: skip
@@ -133,6 +135,7 @@ def test_delete_removes_trials_and_runs_but_keeps_the_llm_ledger(page, batch):
                             generated_data={})  # fmt: skip
     response = page.post(reverse("layer3:batch-delete", args=[batch.pk]))
     assert response.status_code == 302 and response.url == reverse("layer3:batches")
+    assert not Layer3RunResult.objects.exists()
     assert not Batch.objects.filter(pk=batch.pk).exists()
     assert TrialLog.objects.filter(batch_id=batch.pk).count() == 0 and TrialLog.objects.count() == 1
     assert Layer3Run.objects.count() == 0 and Layer3RunProblem.objects.count() == 0
