@@ -471,6 +471,7 @@ SPECTACULAR_SETTINGS = {
         "VerdictStatusEnum": "director.api.requests.STATUSES",
         "FailureEnum": [(False, False)],
         "SuccessEnum": [(True, True)],
+        "ComparisonSideEnum": "layer3.statistics.versions.SIDES",  # version A or B of a Layer3 comparison
     },
     # <id:...> in URLs (core.converters): an integer of 1 to 18 digits
     "PATH_CONVERTER_OVERRIDES": {"id": {"type": "integer", "minimum": 0, "maximum": 10**18 - 1}},

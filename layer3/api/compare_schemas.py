@@ -7,6 +7,7 @@ from rest_framework import serializers
 from layer3.api.schemas import TrueField
 from layer3.compare.matching import UNMATCHED_REASONS
 from layer3.statistics import LAYER3_METRICS
+from layer3.statistics.versions import SIDES
 
 
 class VersionSideSerializer(serializers.Serializer):
@@ -29,7 +30,7 @@ class MatchingSerializer(serializers.Serializer):
 
 
 class UnmatchedSerializer(serializers.Serializer):
-    side = serializers.ChoiceField(choices=("A", "B"))
+    side = serializers.ChoiceField(choices=SIDES)
     trialId = serializers.CharField()
     modelConfig = serializers.CharField()
     reason = serializers.ChoiceField(choices=UNMATCHED_REASONS)
@@ -97,7 +98,7 @@ class ComparisonSerializer(serializers.Serializer):
     a = VersionSideSerializer()
     b = VersionSideSerializer()
     snapshotMissing = serializers.ListField(
-        child=serializers.ChoiceField(choices=("A", "B")),
+        child=serializers.ChoiceField(choices=SIDES),
         help_text="runs without a per-trial snapshot (ended before snapshots were kept): then no rows",
     )
     matching = MatchingSerializer()
