@@ -18,6 +18,7 @@ from layer3.metrics.widget_types import available_types, merge_seen, outside_cou
 NODE = shutil.which("node")
 pytestmark = pytest.mark.skipif(NODE is None, reason="needs Node.js to run the seed's TypeScript")
 SEED = next((Path(__file__).resolve().parents[3] / ".." / "shared" / "seeds").glob("002_*.txt"), None)
+FIXTURE = Path(__file__).with_name("seed_002_diversity.ts")
 # Names that are array indices move to the front of Object.keys; names inherited from Object.prototype are left
 # out, as the TypeScript's plain-object counter mangles them (layer3.metrics.diversity says so).
 CATALOGUE = (*DEFAULT_WIDGET_TYPES[:13], "7", "10")
@@ -36,14 +37,24 @@ process.stdout.write(JSON.stringify(input.map(([spec, count]) => calculateWidget
 """
 
 
-def seed_function() -> str:
-    """``calculateWidgetDiversity`` of seed 002 §4.4 as the seed writes it, with its type annotations removed."""
+def seed_source() -> str:
+    """The seed's §4.4 TypeScript as the fixture holds it (from its ``function`` line on)."""
+    text = FIXTURE.read_text(encoding="utf-8")
+    return text[text.index("/**") :]
+
+
+def test_the_fixture_is_the_seed_s_own_code():
     if SEED is None:
-        pytest.skip("seed 002 is not next to the project (../shared/seeds)")
+        pytest.skip("seed 002 is not next to the project (../shared/seeds): the fixture is checked where it is")
     text = SEED.read_text(encoding="utf-8")
     section = text[text.index("### 4.4") :]
     start = section.index("```typescript") + len("```typescript")
-    code = section[start : section.index("```", start)]
+    assert section[start : section.index("```", start)].strip() == seed_source().strip()
+
+
+def seed_function() -> str:
+    """``calculateWidgetDiversity`` of seed 002 §4.4 as the seed writes it, with its type annotations removed."""
+    code = seed_source()
     signature, brace, body = code.partition("{")
     signature = re.sub(r"(\w+): (PlanUISpec \| UISpec|number)\b", r"\1", signature)  # parameter types
     signature = re.sub(r"\)\s*:\s*\w+\s*$", ")", signature)  # the return type
