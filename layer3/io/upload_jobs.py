@@ -98,16 +98,23 @@ def trials_summary_text(result: dict) -> str:
     added = [str(t) for t in result.get("widget_types_added") or []]
     if added:
         more = {"types": ", ".join(added), "n": f"{result.get('recomputed', 0):,}"}
-        if dry_run:
+        recomputed = bool(result.get("recomputed"))
+        if dry_run and recomputed:
             sentence = _(
-                "Widget types the batch's catalogue would gain (the denominator |W| of widget diversity): "
-                "%(types)s; the figures of %(n)s stored trials would be recomputed."
+                "Widget types outside the catalogue that |W| (the denominator of widget diversity) would count: "
+                "%(types)s; the widget diversity of %(n)s stored trials would change and be recomputed."
+            )
+        elif dry_run:
+            sentence = _("Widget types outside the catalogue that |W| (the denominator of widget diversity) would "
+                         "count: %(types)s.")  # fmt: skip
+        elif recomputed:
+            sentence = _(
+                "Widget types outside the catalogue now counted in |W| (the denominator of widget diversity): "
+                "%(types)s; the widget diversity of %(n)s stored trials changed and was recomputed."
             )
         else:
-            sentence = _(
-                "Widget types added to the batch's catalogue (the denominator |W| of widget diversity): %(types)s; "
-                "the figures of %(n)s stored trials were recomputed."
-            )
+            sentence = _("Widget types outside the catalogue counted in |W| (the denominator of widget diversity): "
+                         "%(types)s.")  # fmt: skip
         text = pgettext("two sentences", "%(first)s %(second)s") % {"first": text, "second": sentence % more}
     return text
 

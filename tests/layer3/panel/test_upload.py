@@ -92,8 +92,21 @@ def test_the_summary_names_the_widget_types_added_and_the_trials_recomputed(page
     monkeypatch.setattr(uploads, "trials_import", importing)
     response = post(page, jsonl(generate_trials(3, seed=2)))
     html = page.get(response.url).content.decode()
-    assert "(the denominator |W| of widget diversity): mind_map, slider" in html
-    assert "the figures of 7 stored trials were recomputed" in html
+    assert "now counted in |W| (the denominator of widget diversity): mind_map, slider" in html
+    assert "the widget diversity of 7 stored trials changed and was recomputed" in html
+
+
+def test_a_new_batch_names_its_types_outside_the_catalogue_without_a_recompute(page):
+    trials = generate_trials(3, seed=2)
+    for trial in trials:
+        trial["generatedData"] = {"widgets": [{"id": "w1", "component": "custom_chart", "config": {}}],
+                                  "reactiveBindings": {"bindings": []}}  # fmt: skip
+    response = post(page, jsonl(trials))
+    html = page.get(response.url).content.decode()
+    assert (
+        "Widget types outside the catalogue counted in |W| (the denominator of widget diversity): custom_chart." in html
+    )
+    assert "recomputed" not in html
 
 
 def test_a_dry_run_shows_what_would_be_stored_and_stores_nothing(page, tmp_path):
