@@ -133,8 +133,8 @@ def compare(request):
     chosen = {name: _id(request, name) for name in ("run_a", "run_b", "batch_a", "batch_b")}
     context = {
         "kind": kind, "sort": sort, "sorts": CHANGED_SORTS, "batch": batch, "chosen": chosen,
-        "run_choices": _run_choices(batch), "batches": Batch.objects.order_by("name"),
-        "sort_links": [(key, SORT_NAMES[key]) for key in CHANGED_SORTS], "export_formats": EXPORTS,
+        "run_choices": (choices := _run_choices(batch)), "run_count": sum(len(g["runs"]) for g in choices),
+        "batches": Batch.objects.order_by("name"), "sort_links": [(key, SORT_NAMES[key]) for key in CHANGED_SORTS], "export_formats": EXPORTS,
     }  # fmt: skip
     comparison = None
     try:

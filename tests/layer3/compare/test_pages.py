@@ -40,6 +40,13 @@ def test_two_runs_show_the_table_the_family_and_the_changed_trials(page, batch):
     assert f"/api/experiment/batch/{batch.pk}/runs/{first.pk}/compare/{second.pk}?format=csv" in text
 
 
+def test_a_batch_with_one_finished_run_says_how_to_get_a_second(page, batch):
+    run(batch)
+    assert 'data-note="one-run"' in page.get(URL, {"batch": batch.pk}).content.decode()
+    run(batch, force=True)
+    assert 'data-note="one-run"' not in page.get(URL, {"batch": batch.pk}).content.decode()
+
+
 def test_a_run_without_snapshot_is_said(page, batch):
     old = Layer3Run.objects.create(batch=batch, options={}, status="succeeded")
     new = run(batch)
