@@ -134,7 +134,8 @@ def compare(request):
     context = {
         "kind": kind, "sort": sort, "sorts": CHANGED_SORTS, "batch": batch, "chosen": chosen,
         "run_choices": (choices := _run_choices(batch)), "run_count": sum(len(g["runs"]) for g in choices),
-        "batches": Batch.objects.order_by("name"), "sort_links": [(key, SORT_NAMES[key]) for key in CHANGED_SORTS], "export_formats": EXPORTS,
+        "batches": Batch.objects.order_by("name"), "export_formats": EXPORTS,
+        "sort_links": [(key, SORT_NAMES[key]) for key in CHANGED_SORTS],
     }  # fmt: skip
     comparison = None
     try:
