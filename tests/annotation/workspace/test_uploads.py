@@ -65,7 +65,7 @@ def test_a_bad_file_lists_every_problem_with_line_and_json_path_and_stores_nothi
     html = response.content.decode()
     assert 'data-problems="3"' in html
     for line, path in ((2, "$.response"), (3, "$"), (4, "$.context[0].turn")):
-        assert f"<code>dialogues.jsonl:{line}</code>" in html
+        assert f"<code data-where>dialogues.jsonl:{line}</code>" in html
         assert f'data-line="{line}" data-path="{path}"' in html
     assert "missing required field" in html and "invalid JSON" in html
     assert not Batch.objects.filter(name="new_batch").exists()
@@ -109,7 +109,7 @@ def test_a_bad_file_for_an_existing_batch_stores_nothing_and_lists_the_problems(
     response = researcher_client.post(f"/research/batches/{batch.pk}/", {"file": _file([dialogue(30), *BAD_ROWS])})
     assert response.status_code == 400
     html = response.content.decode()
-    assert "<code>dialogues.jsonl:3</code>" in html and 'data-path="$.response"' in html
+    assert "<code data-where>dialogues.jsonl:3</code>" in html and 'data-path="$.response"' in html
     assert not Dialogue.objects.filter(external_id__in=["dialogue_030", "dialogue_031"]).exists()
 
 
@@ -160,9 +160,9 @@ def test_a_large_file_with_problems_fails_its_job_and_the_batch_page_lists_them(
     poll = researcher_client.get(response["Location"], headers=HTMX)
     html = poll.content.decode()
     assert "<html" not in html and "HX-Refresh" not in poll.headers
-    assert "<code>dialogues.jsonl:3</code>" in html and 'data-path="$.context[0].turn"' in html
+    assert "<code data-where>dialogues.jsonl:3</code>" in html and 'data-path="$.context[0].turn"' in html
     page = researcher_client.get(response["Location"]).content.decode()
-    assert "<code>dialogues.jsonl:5</code>" in page and "nothing was stored" in page.lower()
+    assert "<code data-where>dialogues.jsonl:5</code>" in page and "nothing was stored" in page.lower()
 
 
 def test_a_refused_dialogue_job_is_logged_as_one_warning_line_without_traceback(
