@@ -45,9 +45,9 @@ SPEAKERS = ("yana", "ayu")
 CODES = (*RULE_ORDER, "early_topic_change", "topic_loop_turns")
 WARN_ONLY = frozenset({"bracket", "script_format", "litotes", "topic_loop", "early_topic_change", "topic_loop_turns"})
 RETRY_ONLY = frozenset({"setting", "contradiction"})
-SOURCE = re.compile(r"seed §\d+(?:\.\d+)*|spec|boundary|over-sensitive|demo|natural|heldout")
+SOURCE = re.compile(r"seed §\d+(?:\.\d+)*|spec|boundary|over-sensitive|demo|natural|heldout[\w-]*")
 REQUIRED = ("id", "speaker", "text", "expected", "codes", "reason", "source")
-FIELDS = (*REQUIRED, "history")
+FIELDS = (*REQUIRED, "history", "ambiguous")
 
 
 class SetError(Exception):
@@ -70,6 +70,7 @@ class Example:
     history: tuple[tuple[str, str], ...]
     file: str
     line: int
+    ambiguous: bool = False  # the seed does not decide the label: left out of the figures, listed apart
 
     @property
     def is_seed(self) -> bool:
@@ -110,8 +111,8 @@ def parse_example(obj: object, file: str, line: int) -> tuple[Example | None, li
         problems.append(f"{where}: expected: expected one of {', '.join(STATUSES)}, got {expected!r}")
     if "source" in obj and (not isinstance(obj["source"], str) or not SOURCE.fullmatch(obj["source"])):
         problems.append(
-            f"{where}: source: expected 'seed §N[.N]', spec, boundary, over-sensitive, demo, natural or heldout, "
-            f"got {obj['source']!r}"
+            f"{where}: source: expected 'seed §N[.N]', spec, boundary, over-sensitive, demo, natural or "
+            f"heldout[name], got {obj['source']!r}"
         )
     codes = obj.get("codes")
     if "codes" in obj:
@@ -125,6 +126,8 @@ def parse_example(obj: object, file: str, line: int) -> tuple[Example | None, li
                 problems.append(f"{where}: codes: expected sorted and distinct, got {codes}")
             elif expected in STATUSES:
                 problems += [f"{where}: {problem}" for problem in _consistency(expected, codes)]
+    if not isinstance(obj.get("ambiguous", False), bool):
+        problems.append(f"{where}: ambiguous: expected true or false, got {json.dumps(obj['ambiguous'])}")
     history = obj.get("history", [])
     if not isinstance(history, list):
         problems.append(f"{where}: history: expected a list of {{speaker, text}}, got {type(history).__name__}")
@@ -154,6 +157,7 @@ def parse_example(obj: object, file: str, line: int) -> tuple[Example | None, li
             history=tuple((turn["speaker"], turn["text"]) for turn in history),
             file=file,
             line=line,
+            ambiguous=obj.get("ambiguous", False),
         ),
         [],
     )
@@ -343,7 +347,14 @@ def markdown(figures: dict) -> str:
 
 
 def text_report(figures: dict) -> str:
-    out = [markdown(figures), "", f"Seed examples ({len(figures['seedExamples'])}; each must be right):"]
+    unsure = figures.get("ambiguous") or {"examples": 0}
+    out = [markdown(figures)]
+    if unsure["examples"]:
+        out.append(
+            f"\n{unsure['examples']} lines marked ambiguous (the seed does not decide them) are left out of the "
+            f"figures above; the Director agrees with the label given on {unsure['statusAgrees']} of them."
+        )
+    out += ["", f"Seed examples ({len(figures['seedExamples'])}; each must be right):"]
     for seed in figures["seedExamples"]:
         mark = "ok   " if seed["statusRight"] else "WRONG"
         codes = "" if seed["right"] else f"  (codes: expected {seed['expectedCodes']}, got {seed['gotCodes']})"
@@ -397,7 +408,15 @@ def main(argv: list[str] | None = None) -> int:
             print(f"  {problem}", file=sys.stderr)
         return 2
     rules = load_rule_set()
-    figures = report([judge(example, rules) for example in examples])
+    results = [judge(example, rules) for example in examples]
+    figures = report([result for result in results if not result.example.ambiguous])
+    unsure = [result for result in results if result.example.ambiguous]
+    figures["ambiguous"] = {
+        "examples": len(unsure),
+        "statusAgrees": sum(result.status == result.example.expected for result in unsure),
+        "lines": [{"id": r.example.id, "where": f"{r.example.file}:{r.example.line}", "text": r.example.text,
+                   "label": r.example.expected, "got": r.status, "gotCodes": list(r.codes)} for r in unsure],
+    }  # fmt: skip
     failed = failures(figures, args.min_retry_precision, args.min_retry_recall)
     figures["failures"] = failed
     if args.json:

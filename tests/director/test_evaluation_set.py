@@ -107,6 +107,7 @@ def write(folder: Path, name: str, rows: list) -> None:
         ({**GOOD, "id": "x-2", "status": "PASS"}, "status: unknown field"),
         ({key: value for key, value in GOOD.items() if key != "text"} | {"id": "x-2"}, "text: missing"),
         ({**GOOD, "id": "x-2", "history": [{"speaker": "yana"}]}, "history[0]: expected"),
+        ({**GOOD, "id": "x-2", "ambiguous": "yes"}, "ambiguous: expected true or false"),
         ({**GOOD, "id": "x-1"}, "id: 'x-1' is already used at a.jsonl:1"),
         (["x-2"], "expected a JSON object"),
     ],
@@ -154,6 +155,18 @@ def test_the_history_adds_the_cross_turn_warnings(tmp_path):
     alone, after = (judge(example, load_rule_set()) for example in load_set(tmp_path))
     assert (alone.status, alone.codes) == ("PASS", ())
     assert (after.status, after.codes) == ("WARN", ("early_topic_change",))
+
+
+def test_lines_marked_ambiguous_are_left_out_of_the_figures_and_listed(tmp_path):
+    wrong = {**GOOD, "id": "x-2", "expected": "RETRY", "codes": ["setting"], "source": "heldout43"}
+    write(tmp_path, "a.jsonl", [GOOD, {**wrong, "ambiguous": True}, {**GOOD, "id": "x-3", "ambiguous": False}])
+    run = [sys.executable, "bench/director_quality.py", "--set", str(tmp_path), "--json"]
+    figures = json.loads(subprocess.run(run, cwd=ROOT, capture_output=True, text=True, check=False).stdout)
+    assert figures["examples"] == 2 and figures["statusAccuracy"] == 1.0 and not figures["mismatches"]
+    assert figures["ambiguous"]["examples"] == 1 and figures["ambiguous"]["statusAgrees"] == 0
+    assert figures["ambiguous"]["lines"][0]["id"] == "x-2" and figures["ambiguous"]["lines"][0]["label"] == "RETRY"
+    text = subprocess.run(run[:-1], cwd=ROOT, capture_output=True, text=True, check=False).stdout
+    assert "1 lines marked ambiguous" in text and "agrees with the label given on 0 of them" in text
 
 
 def test_the_quality_bench_loads_no_framework():
