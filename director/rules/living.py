@@ -54,8 +54,8 @@ class Person:
             for word in section[key]:
                 self.kinds.setdefault(word, kind)
         self.honorifics = tuple(sorted(section["honorifics"], key=len, reverse=True))
-        # Written forms the analysis splits badly (あゆって → あ|ゆっ|て): found in the text instead.
         self.words = alternation(self.kinds)
+        # Written forms the analysis splits badly (あゆって → あ|ゆっ|て): found in the text instead.
         self.named = re.compile(f"({self.words.pattern})(?:って|、)")
 
     def kind(self, head: str) -> str:
@@ -165,6 +165,9 @@ def bearers(tokens: Tokens, text: str, sentence_start: int, phrase_index: int, p
             found.append((tokens.start(index), Bearer(head, role)))
     phrase_start = tokens.start(phrase_index)
     for match in person.named.finditer(text, sentence_start, phrase_start):
+        index = tokens.index_at(match.start())
+        if index is None or (index > first and is_nominal(tokens, index - 1, person)):
+            continue  # the end of another word or noun phrase: 田中君、
         found.append((match.end(1), Bearer(match.group(1), "subject")))
     found.sort(key=lambda pair: -pair[0])
     return [bearer for _, bearer in found]

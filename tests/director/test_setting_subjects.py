@@ -90,6 +90,7 @@ def test_living_apart_said_of_the_sisters_is_a_retry(rules, text, speaker, evide
         "先生の娘さんが、寮で暮らしているそうです。",
         "クラスの佐々木くんは別居中の両親がいます。",
         "いとこの健太、ひとりで住んでるらしいよね。",
+        "田中君、来月から別々に暮らすんだって。",  # 君 ends a name here, no listener
         # a person the phrase describes
         "一人暮らしをしている後輩が、料理を習いたいそうです。",
         "寮に住んでいる友人の話では、門限は十時だそうです。",
