@@ -65,7 +65,23 @@ _THRESHOLDS = {
     "topic_loop": ("repeat_count",),
 }
 _WORD_LISTS = {
-    "setting": ("phrases", "attributive_endings", "hypothetical_endings", "sister_subjects", "other_people"),
+    "setting": (
+        "phrases",
+        "moves",
+        "visits",
+        "homes",
+        "own_homes",
+        "attributive_endings",
+        "topic_endings",
+        "hypothetical_endings",
+        "mistaken_endings",
+        "reported_endings",
+        "state_nouns",
+        "speaker",
+        "listener",
+        "both",
+        "honorifics",
+    ),
     "praise": ("evaluation_words", "targets", "predicates", "predicate_endings", "subject_particles"),
     "contradiction": (
         "negative_prefixes",
