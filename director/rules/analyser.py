@@ -26,6 +26,7 @@ carried over, so the checks see one analysis of the whole text.
 
 from __future__ import annotations
 
+import re
 import threading
 from functools import cache
 
@@ -45,8 +46,13 @@ from functools import cache
 ) = range(12)
 
 # The word fields the checks read (surface and offsets come from the text): loading only these makes
-# the analysis ~6 % faster, with the same morphemes.
-_FIELDS = {"pos", "dictionary_form", "split_a"}
+# the analysis faster, with the same morphemes. The normalized form (無い for ない, ねえ and 無かっ; 言う
+# for 言え) lets the double-negation grammar read a morpheme whatever its spelling or conjugation.
+_FIELDS = {"pos", "dictionary_form", "normalized_form", "split_a"}
+_CACHED = 10_000  # words remembered per cache of the analyser
+# Parts of speech of what may follow a negative prefix (無料 = 無 + 料, 不便 = 不 + 便, 無休 = 無 + 休).
+_AFTER_PREFIX = frozenset({("名詞", "普通名詞"), ("形状詞", "一般"), ("接尾辞", "名詞的")})
+_KANA = re.compile(r"[ぁ-ゖァ-ヺー]+\Z")
 CHUNK = 12_000  # characters; 4 bytes each at most in UTF-8, under Sudachi's limit
 
 CONTENT = frozenset({NOUN, NOUN_ADVERBIAL, VERB, ADJECTIVE, ADJECTIVAL_NOUN})
@@ -131,6 +137,10 @@ class Tokens:
     def surface(self, index: int) -> str:
         return self.morphemes[index].surface()
 
+    def normalized(self, index: int) -> str:
+        """Sudachi's normalized form: one spelling for variants (無い for ない and 無かっ, 有る for あり)."""
+        return self.morphemes[index].normalized_form()
+
 
 class Analyser:
     """Sudachi's core dictionary in split mode C, with the POS codes of all its POS ids."""
@@ -146,6 +156,10 @@ class Analyser:
         self._codes = codes
         self._local = threading.local()
         self._prefixed: dict[str, bool] = {}
+        self._readings: dict[str, frozenset[str]] = {}
+        self._kana: dict[frozenset[str], dict[str, str]] = {}
+        self._heads: dict[frozenset[str], frozenset[str]] = {}
+        self._lock = threading.Lock()
 
     def _tokenizer(self):
         tokenizer = getattr(self._local, "tokenizer", None)
@@ -181,20 +195,89 @@ class Analyser:
         """Sudachi's tokenisation alone, as the benchmark's baseline."""
         return self._tokenizer().tokenize(text)
 
-    def starts_with_prefix(self, tokens: Tokens, index: int) -> bool:
-        """Whether the word at ``index`` is, in the finer mode A, a 接頭辞 followed by more (未成年 = 未 + 成年).
+    def readings(self, word: str) -> frozenset[str]:
+        """The readings (katakana) the dictionary gives ``word`` in any part of speech (事 → コト, ジ …). Cached."""
+        known = self._readings.get(word)
+        if known is None:
+            known = frozenset(entry.reading_form() for entry in self._dictionary.lookup(word))
+            if len(self._readings) < _CACHED:
+                self._readings[word] = known
+        return known
 
-        Lexicalised words that Sudachi keeps whole in mode A (未来, 不思議, 無理) are not. Cached per word.
+    def starts_with_prefix(self, tokens: Tokens, index: int) -> bool:
+        """Whether the word at ``index`` is a 接頭辞 followed by a noun, an adjectival noun or a noun suffix.
+
+        Either Sudachi's finer mode A splits it so (未成年 = 未 + 成年), or the dictionary spells it as a
+        prefix and such a word and reads it as their readings joined: 無料 (ムリョウ) = 無 (ム) + 料 (リョウ),
+        不便 = 不 (フ) + 便 (ベン), 無休 = 無 (ム) + 休 (キュウ). 不思議 is not (思議 is no word). Cached per word.
         """
         morpheme = tokens.morphemes[index]
         word = morpheme.surface()
         known = self._prefixed.get(word)
         if known is None:
             parts = morpheme.split(self._mode_a, add_single=False)
-            known = len(parts) >= 2 and parts[0].part_of_speech()[0] == "接頭辞"
-            if len(self._prefixed) < 10_000:
+            known = (len(parts) >= 2 and parts[0].part_of_speech()[0] == "接頭辞") or self._reads_prefixed(word)
+            if len(self._prefixed) < _CACHED:
                 self._prefixed[word] = known
         return known
+
+    def _reads_prefixed(self, word: str) -> bool:
+        lookup = self._dictionary.lookup
+        if len(word) < 2:
+            return False
+        readings = {entry.reading_form() for entry in lookup(word) if entry.part_of_speech()[0] in ("名詞", "形状詞")}
+        if not readings:
+            return False
+        heads = {entry.reading_form() for entry in lookup(word[0]) if entry.part_of_speech()[0] == "接頭辞"}
+        rests = {entry.reading_form() for entry in lookup(word[1:]) if entry.part_of_speech()[:2] in _AFTER_PREFIX}
+        return any(head + rest in readings for head in heads for rest in rests)
+
+    def kana_prefixed_word(self, kana: str, prefixes: frozenset[str]) -> str | None:
+        """The dictionary word starting with one of ``prefixes`` and read ``kana`` (みせいねん, ミセイネン → 未成年).
+
+        Reads the readings of the dictionary's prefixed nouns and adjectival nouns once, on first need
+        (about 1.5 s, once per process and set of prefixes): only kana spellings ask.
+        """
+        if not _KANA.match(kana):
+            return None
+        reading = kana.translate(_TO_KATAKANA)
+        if not any(reading.startswith(head) for head in self._prefix_readings(prefixes)):
+            return None
+        with self._lock:
+            index = self._kana.get(prefixes)
+            if index is None:
+                index = self._kana[prefixes] = self._prefixed_readings(prefixes)
+        return index.get(reading)
+
+    def _prefix_readings(self, prefixes: frozenset[str]) -> frozenset[str]:
+        """The readings of ``prefixes`` as 接頭辞 (未 ミ, 不 フ and ブ, 無 ム and ブ, 非 ヒ)."""
+        known = self._heads.get(prefixes)
+        if known is None:
+            known = self._heads[prefixes] = frozenset(
+                entry.reading_form()
+                for prefix in prefixes
+                for entry in self._dictionary.lookup(prefix)
+                if entry.part_of_speech()[0] == "接頭辞"
+            )
+        return known
+
+    def _prefixed_readings(self, prefixes: frozenset[str]) -> dict[str, str]:
+        codes, words = self._codes, {}
+        candidates = []
+        for entry in self._dictionary.entries():
+            word = entry.surface()
+            if word[:1] in prefixes and 2 <= len(word) <= 13 and codes[entry.part_of_speech_id()] in _WORD_CODES:
+                candidates.append(entry)
+        for entry in candidates:
+            word = entry.surface()
+            parts = entry.split(self._mode_a, add_single=False)
+            if (len(parts) >= 2 and parts[0].part_of_speech()[0] == "接頭辞") or self._reads_prefixed(word):
+                words.setdefault(entry.reading_form(), word)
+        return words
+
+
+_WORD_CODES = frozenset({NOUN, NOUN_ADVERBIAL, ADJECTIVAL_NOUN})
+_TO_KATAKANA = {code: code + 0x60 for code in range(ord("ぁ"), ord("ゖ") + 1)}
 
 
 def _pieces(text: str):

@@ -94,7 +94,7 @@ def test_comparing_a_candidate_rule_set_shows_the_transitions(as_researcher):
 
     for text, speaker in [(PRAISE, "ayu"), ("すごい景色ですね。つまり、駅から近いです。", "ayu")]:
         verdict_store(evaluate_line(text=text, speaker=speaker, llm=False))
-    yaml = DEFAULT_RULE_SET.read_text(encoding="utf-8").replace('version: "1.2"', 'version: "1.2-lenient"')
+    yaml = DEFAULT_RULE_SET.read_text(encoding="utf-8").replace('version: "1.3"', 'version: "1.2-lenient"')
     yaml = yaml.replace("evaluation_words: [すごい, ", "evaluation_words: [")
     url = reverse("director:stats-compare")
     response = as_researcher.post(url, {"rules": SimpleUploadedFile("lenient.yaml", yaml.encode())})
@@ -116,8 +116,8 @@ def test_comparing_two_uploaded_rule_sets(as_researcher):
 
     verdict_store(evaluate_line(text=PRAISE, speaker="ayu", llm=False))
     shipped = DEFAULT_RULE_SET.read_text(encoding="utf-8")
-    old = shipped.replace('version: "1.2"', 'version: "old"')
-    new = shipped.replace('version: "1.2"', 'version: "new"')
+    old = shipped.replace('version: "1.3"', 'version: "old"')
+    new = shipped.replace('version: "1.3"', 'version: "new"')
     response = as_researcher.post(reverse("director:stats-compare"), {
         "rules": SimpleUploadedFile("new.yaml", new.encode()),
         "baseline": SimpleUploadedFile("old.yaml", old.encode()),
