@@ -103,7 +103,7 @@ def check_utterance(
         if spans:
             add("setting", "retry", spans, phrases=_distinct(body, spans))
     if "praise" in applies:
-        praise = prepared.praise.find(view, sentences, tokens)
+        praise = prepared.praise.find(view, sentences, tokens, character.id)
         if praise is not None:
             kind, words, affirmation = praise
             spans = sorted(words + affirmation)
