@@ -46,7 +46,9 @@ class Praise:
 
     def __init__(self, section: dict, cast: Mapping[str, Character]) -> None:
         self.evaluation = alternation(section["evaluation_words"])
-        self.targets = {key: alternation([*section["targets"], *character.praise_targets]) for key, character in cast.items()}
+        self.targets = {
+            key: alternation([*section["targets"], *character.praise_targets]) for key, character in cast.items()
+        }
         self.predicate = alternation(section["predicates"])
         self.negation = alternation(section["predicate_negations"])
         self.implicit_listener = section["implicit_listener"]

@@ -46,7 +46,8 @@ def test_a_text_too_long_for_one_analysis_is_analysed_in_pieces(check, monkeypat
 
 
 # Words the rules look for, symbols that get folded or bracket, spaces that get collapsed.
-WORDS = ["ほんと", "すごい", "すっごい", "天才", "完璧", "あなた", "その答え", "正しい", "猫", "は", "について", "姉様", "あゆ"]
+WORDS = ["ほんと", "すごい", "すっごい", "天才", "完璧", "あなた", "その答え", "正しい", "猫", "は", "について"]
+WORDS += ["姉様", "あゆ"]  # the characters' names for the listener (praise targets)
 WORDS += ["の話", "未成年", "じゃない", "なくもない", "ないことはない", "一人暮らし", "かも", "よね", "です"]
 WORDS += ["ました", "ね", "つまり", "目安", "可愛い", "食べた", "京都", "わ", "へ"]
 SYMBOLS = list("！!？?。｡、､…～♪「」『』（）()")

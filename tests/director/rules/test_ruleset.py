@@ -142,7 +142,7 @@ def _delete(*path):
         (_set("colour", "red"), "default.yaml: colour: unknown key; accepted: version, thresholds,"),
         (
             _delete("praise", "targets"),
-            "default.yaml: praise.targets: missing (required here: implicit_listener, evaluation_words, targets, predicates",
+            "default.yaml: praise.targets: missing (required here: implicit_listener, evaluation_words, targets, ",
         ),
         (_delete("version"), "default.yaml: version: missing"),
         (_delete("session"), "default.yaml: session: missing"),
