@@ -15,7 +15,7 @@ EIGHT_LINES = "\n".join(["そっか、いいよね！"] * 8)
 
 
 def test_the_default_rule_set_loads(rules):
-    assert rules.version == "1.3"
+    assert rules.version == "1.4"
     assert re.fullmatch(r"[0-9a-f]{64}", rules.content_hash)
     assert dict(rules.characters) == {"ayu": ("あゆ",), "yana": ("やな",)}
     assert rules.character("やな").applies("praise") is True
@@ -25,7 +25,7 @@ def test_the_default_rule_set_loads(rules):
 
 def test_every_verdict_records_version_and_hash(check, rules):
     result = check("そっか", "yana").to_dict()
-    assert (result["rulesVersion"], result["rulesHash"]) == ("1.3", rules.content_hash)
+    assert (result["rulesVersion"], result["rulesHash"]) == ("1.4", rules.content_hash)
 
 
 def test_the_review_and_session_thresholds(rules):

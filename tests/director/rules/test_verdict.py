@@ -24,7 +24,7 @@ def test_a_clean_utterance_passes_without_modified_text(check, rules):
         "sentences": 1,
         "topics": 0,
         "topicHeads": [],
-        "rulesVersion": "1.3",
+        "rulesVersion": "1.4",
         "rulesHash": rules.content_hash,
         "speaker": "yana",
     }
