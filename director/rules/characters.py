@@ -21,6 +21,8 @@ A character file holds::
       min_count: 2
     rules:                    # optional; which hard rules apply, each true unless set to false
       praise: false           # (contradiction: false also turns off its WARN sibling, litotes)
+    praise:                   # optional; §5.2 相手への肯定: the names this character gives the listener,
+      targets: [姉様, やな]   # targets besides the rule set's praise.targets (default none)
 
 The canonical id is the file name (``yana.yaml`` → ``yana``); a speaker is matched against the id
 (ignoring ASCII case), the name and the aliases, all after stripping surrounding whitespace.
@@ -68,6 +70,7 @@ class Character:
     style: Style
     rules: frozenset[str]  # the switchable rules that apply
     persona: str = ""  # "" only for an inline character given none (module docstring)
+    praise_targets: tuple[str, ...] = ()  # its names for the listener: praise targets (§5.2)
 
     @property
     def names(self) -> tuple[str, ...]:
@@ -85,7 +88,7 @@ def read_character(raw: object, *, file: str, path: str, key: str) -> tuple[Char
     """
     reader = Reader(file)
     required = ("name", "markers", "style") + (() if path else ("persona",))
-    data = reader.fields(raw, path, required, ("id", "aliases", "rules", "persona"))
+    data = reader.fields(raw, path, required, ("id", "aliases", "rules", "persona", "praise"))
     if "id" in data and data["id"] != key:
         where = "the file name" if not path else "its key"
         raise reader.error(child(path, "id"), f"expected {key!r} ({where}), got {data['id']!r}")
@@ -100,6 +103,9 @@ def read_character(raw: object, *, file: str, path: str, key: str) -> tuple[Char
     rules_path = child(path, "rules")
     switches = reader.fields(data.get("rules", {}), rules_path, (), SWITCHABLE_RULES)
     enabled = {rule: reader.flag(switches.get(rule, True), child(rules_path, rule)) for rule in SWITCHABLE_RULES}
+    praise_path = child(path, "praise")
+    praise = reader.fields(data.get("praise", {}), praise_path, (), ("targets",))
+    praise_targets = reader.words(praise.get("targets", []), child(praise_path, "targets"))
     character = Character(
         id=key,
         name=name,
@@ -109,6 +115,7 @@ def read_character(raw: object, *, file: str, path: str, key: str) -> tuple[Char
         style=style,
         rules=frozenset(rule for rule, on in enabled.items() if on),
         persona=persona,
+        praise_targets=tuple(praise_targets),
     )
     canonical = {
         "id": key,
@@ -118,6 +125,7 @@ def read_character(raw: object, *, file: str, path: str, key: str) -> tuple[Char
         "markers": {"ending": endings, "vocabulary": vocabulary},
         "style": style_data,
         "rules": enabled,
+        "praise": {"targets": praise_targets},
     }
     return character, canonical
 

@@ -10,7 +10,7 @@ The steps, each documented in its module:
 4. the rules, in ``RULE_ORDER``: ``bracket`` WARN, ``script_format`` WARN, ``format`` (lines),
    ``setting``, ``praise`` (§5), ``scatter`` (§6), ``contradiction`` RETRY and ``litotes`` WARN (§3,
    one check: ``contradiction``), ``tone`` (§4), ``topic_loop`` WARN (§8). A character's ``rules``
-   switch off the ones that do not apply to it (praise for やな; ``contradiction`` covers ``litotes``).
+   switch off the ones that do not apply to it (``contradiction`` covers ``litotes``).
    A rule with several messages picks the one of the condition that fired (``messages``).
 
 ``history`` (the dialogue so far) is accepted and not used: the checks that need it (a loop across
@@ -103,7 +103,7 @@ def check_utterance(
         if spans:
             add("setting", "retry", spans, phrases=_distinct(body, spans))
     if "praise" in applies:
-        praise = prepared.praise.find(view, sentences, tokens)
+        praise = prepared.praise.find(view, sentences, tokens, character.id)
         if praise is not None:
             kind, words, affirmation = praise
             spans = sorted(words + affirmation)

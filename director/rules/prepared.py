@@ -127,7 +127,7 @@ class Prepared:
         self.warn_score = thresholds["tone"]["warn_score"]
         self.repeat_count = thresholds["topic_loop"]["repeat_count"]
         self.setting = Setting(config["setting"])
-        self.praise = Praise(config["praise"])
+        self.praise = Praise(config["praise"], cast)
         self.contradictions = Contradictions(config["contradiction"])
         self.stop_heads = frozenset(config["topics"]["stop_heads"])
         self.stop_words = frozenset(config["topic_loop"]["stop_words"])

@@ -82,7 +82,14 @@ _WORD_LISTS = {
         "both",
         "honorifics",
     ),
-    "praise": ("evaluation_words", "targets", "predicates", "predicate_endings", "subject_particles"),
+    "praise": (
+        "evaluation_words",
+        "targets",
+        "predicates",
+        "predicate_negations",
+        "predicate_endings",
+        "subject_particles",
+    ),
     "contradiction": (
         "negative_prefixes",
         "negative_prefix_words",
@@ -95,6 +102,8 @@ _WORD_LISTS = {
     "topics": ("stop_heads",),
     "topic_loop": ("stop_words",),
 }
+# Switches of a word-list section, each true or false: the reading of the seed a rule set chooses.
+_FLAGS = {"praise": ("implicit_listener",)}
 
 
 class RuleSet:
@@ -202,8 +211,10 @@ def _read_config(reader: Reader, raw: object) -> dict:
         key: reader.integer(session[key], child("session", key), *SESSION_RANGES[key]) for key in SESSION_RANGES
     }
     for section, keys in _WORD_LISTS.items():
-        values = reader.fields(data[section], section, keys)
-        config[section] = {key: reader.words(values[key], child(section, key)) for key in keys}
+        flags = _FLAGS.get(section, ())
+        values = reader.fields(data[section], section, flags + keys)
+        config[section] = {key: reader.flag(values[key], child(section, key)) for key in flags}
+        config[section].update({key: reader.words(values[key], child(section, key)) for key in keys})
     config["messages"] = _read_messages(reader, data["messages"])
     characters = data.get("characters")
     if characters is not None and not isinstance(characters, dict):

@@ -90,16 +90,19 @@ def test_statistics_and_csv(as_researcher):
 def test_comparing_a_candidate_rule_set_shows_the_transitions(as_researcher):
     from django.core.files.uploadedfile import SimpleUploadedFile
 
-    from director.rules.ruleset import DEFAULT_RULE_SET
+    from director.rules.ruleset import DEFAULT_RULE_SET, default_rule_set
 
     for text, speaker in [(PRAISE, "ayu"), ("すごい景色ですね。つまり、駅から近いです。", "ayu")]:
         verdict_store(evaluate_line(text=text, speaker=speaker, llm=False))
-    yaml = DEFAULT_RULE_SET.read_text(encoding="utf-8").replace('version: "1.3"', 'version: "1.2-lenient"')
+    version = default_rule_set().version
+    yaml = DEFAULT_RULE_SET.read_text(encoding="utf-8").replace(
+        f'version: "{version}"', f'version: "{version}-lenient"'
+    )
     yaml = yaml.replace("evaluation_words: [すごい, ", "evaluation_words: [")
     url = reverse("director:stats-compare")
     response = as_researcher.post(url, {"rules": SimpleUploadedFile("lenient.yaml", yaml.encode())})
     html = response.content.decode()
-    assert response.status_code == 200 and "data-transitions" in html and "1.2-lenient" in html
+    assert response.status_code == 200 and "data-transitions" in html and f"{version}-lenient" in html
     assert 'data-changed="2" data-lines="2"' in html
     report = as_researcher.post(url, {"rules": SimpleUploadedFile("lenient.yaml", yaml.encode()), "download": "1"})
     assert report["Content-Type"].startswith("text/markdown") and b"# Director replay" in report.content
@@ -112,12 +115,13 @@ def test_comparing_a_candidate_rule_set_shows_the_transitions(as_researcher):
 def test_comparing_two_uploaded_rule_sets(as_researcher):
     from django.core.files.uploadedfile import SimpleUploadedFile
 
-    from director.rules.ruleset import DEFAULT_RULE_SET
+    from director.rules.ruleset import DEFAULT_RULE_SET, default_rule_set
 
     verdict_store(evaluate_line(text=PRAISE, speaker="ayu", llm=False))
     shipped = DEFAULT_RULE_SET.read_text(encoding="utf-8")
-    old = shipped.replace('version: "1.3"', 'version: "old"')
-    new = shipped.replace('version: "1.3"', 'version: "new"')
+    version = f'version: "{default_rule_set().version}"'
+    old = shipped.replace(version, 'version: "old"')
+    new = shipped.replace(version, 'version: "new"')
     response = as_researcher.post(reverse("director:stats-compare"), {
         "rules": SimpleUploadedFile("new.yaml", new.encode()),
         "baseline": SimpleUploadedFile("old.yaml", old.encode()),

@@ -25,12 +25,12 @@ def test_limits_thresholds_and_short_texts_show_old_and_new_values(rules):
         ruleset["session"]["max_interventions"] = 3
         ruleset["review"]["pass_from"] = 4.5
         ruleset["version"] = rules.version + "-next"
-        characters["yana"]["rules"]["praise"] = True
+        characters["yana"]["rules"]["praise"] = False
         characters["yana"]["name"] = "やなちゃん"
 
     assert settings_diff(rules, _changed(rules, change)) == [
         SettingChange("characters.yana.name", "value", '"やな"', '"やなちゃん"'),
-        SettingChange("characters.yana.rules.praise", "value", "false", "true"),
+        SettingChange("characters.yana.rules.praise", "value", "true", "false"),
         SettingChange("review.pass_from", "value", "4.0", "4.5"),
         SettingChange("session.max_interventions", "value", "5", "3"),
         SettingChange("version", "value", f'"{rules.version}"', f'"{rules.version}-next"'),

@@ -14,7 +14,7 @@ from tests.director.rules.helpers import assert_evidence_in_original, finding
     ("text", "rule", "expected"),
     [
         ("ほんと！！！　すごい…", "praise", ["すごい"]),
-        ("えっ!!!   \n\n  天才だね｡｡", "praise", ["天才", "だね"]),  # said of the listener: with its ending
+        ("えっ!!!   \n\n  あなたは正しい、天才だね｡｡", "praise", ["あなた", "正しい", "天才"]),
         ("  ほんと??  まだ未成年じゃない！！", "contradiction", ["未成年じゃない"]),
         ("わあ～～～　一人暮らしなの？？", "setting", ["一人暮らし"]),
         ("猫!!猫!!\n\n\n猫!!", "topic_loop", ["猫", "猫", "猫"]),
@@ -47,6 +47,7 @@ def test_a_text_too_long_for_one_analysis_is_analysed_in_pieces(check, monkeypat
 
 # Words the rules look for, symbols that get folded or bracket, spaces that get collapsed.
 WORDS = ["ほんと", "すごい", "すっごい", "天才", "完璧", "あなた", "その答え", "正しい", "猫", "は", "について"]
+WORDS += ["姉様", "あゆ"]  # the characters' names for the listener (praise targets)
 WORDS += ["の話", "未成年", "じゃない", "なくもない", "ないことはない", "一人暮らし", "かも", "よね", "です"]
 WORDS += ["ました", "ね", "つまり", "目安", "可愛い", "食べた", "京都", "わ", "へ"]
 SYMBOLS = list("！!？?。｡、､…～♪「」『』（）()")
@@ -68,7 +69,7 @@ def test_every_evidence_span_slices_the_original_text(rules, parts, speaker):
     character = rules.character(speaker)
     praise = rules.config["praise"]
     words = {
-        "praise": {*praise["evaluation_words"], *praise["targets"], *praise["predicates"]}
+        "praise": {*praise["evaluation_words"], *praise["targets"], *character.praise_targets, *praise["predicates"]}
         | set(praise["predicate_endings"]),  # said of the listener: the word's ending is evidence too
         "setting": set(rules.config["setting"]["phrases"]),
         "tone": {*character.endings, *character.vocabulary},

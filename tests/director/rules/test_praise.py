@@ -1,4 +1,6 @@
-"""Praise of the listener (§3, §5): RETRY with an affirmation in the same sentence, WARN for the word alone."""
+"""Praise of the listener (§3, §5): RETRY with an affirmation in the same sentence, WARN for the word alone.
+
+The implicit-listener option and the per-character targets: ``tests/director/test_praise_scope.py``."""
 
 import pytest
 
@@ -18,14 +20,15 @@ from tests.director.rules.helpers import finding, write_rule_set
         ("このケーキは素晴らしい", "WARN", ["素晴らしい"]),
         ("すごい景色ですね。", "WARN", ["すごい"]),  # attributive: about the view
         ("今日も完璧な天気ですね。", "WARN", ["完璧"]),
-        # predicated of the listener: no other subject, nothing but an ending after it
-        ("天才ですね！", "RETRY", ["天才", "ですね"]),
-        ("さすがです！", "RETRY", ["さすが", "です"]),
-        ("すごいですね", "RETRY", ["すごい", "ですね"]),
-        ("本当に素晴らしい！", "RETRY", ["素晴らしい"]),
-        ("あなたは天才ですね。", "RETRY", ["天才", "ですね"]),  # the listener named as the subject
-        ("きみの意見、合っているよ。すごいね", "RETRY", ["すごい", "ね"]),
-        ("あなたの答えは正しいです。完璧ですね。", "RETRY", ["完璧", "ですね"]),
+        # said to the listener with no affirmation, or with the affirmation in another sentence: the
+        # evaluation word alone (the rule set's implicit_listener option makes these RETRY)
+        ("天才ですね！", "WARN", ["天才"]),
+        ("さすがです！", "WARN", ["さすが"]),
+        ("すごいですね", "WARN", ["すごい"]),
+        ("本当に素晴らしい！", "WARN", ["素晴らしい"]),
+        ("あなたは天才ですね。", "WARN", ["天才"]),  # a target, but no affirming predicate
+        ("きみの意見、合っているよ。すごいね", "WARN", ["すごい"]),
+        ("あなたの答えは正しいです。完璧ですね。", "WARN", ["完璧"]),
         ("その答えは正しいです。", None, []),  # an affirmation without an evaluation word is information
         ("ものすごく寒いですね。", None, []),
         ("「すごい」と言われました。", None, []),  # quoted
@@ -44,35 +47,29 @@ def test_praise_for_ayu(check, text, status, evidence):
         assert text[span["start"] : span["end"]] == span["text"]
 
 
-def test_praise_is_not_checked_for_yana_by_default(check):
-    assert finding(check("あなたの答えは正しいね、完璧！", "yana"), "praise") is None
+def test_praise_is_checked_for_yana_too(check):
+    found = finding(check("あなたの答えは正しいね、完璧！", "yana"), "praise")
+    assert found["status"] == "RETRY"
 
 
-def test_a_rule_set_can_switch_praise_on_for_yana(tmp_path):
-    def praise_for_yana(data):
+def test_a_rule_set_can_switch_praise_off_for_yana(tmp_path):
+    def no_praise_for_yana(data):
         data["characters"] = {
             "yana": {
                 "name": "やな",
                 "markers": {"ending": ["よね"], "vocabulary": ["ほんと"]},
                 "style": {"kind": "short_exclaiming", "max_sentences": 2, "marks": ["！", "？"]},
-                "rules": {"praise": True},
+                "rules": {"praise": False},
             }
         }
 
-    rules = load_rule_set(write_rule_set(tmp_path, praise_for_yana))
+    rules = load_rule_set(write_rule_set(tmp_path, no_praise_for_yana))
     verdict = check_utterance("あなたの答えは正しいね、完璧！", "やな", rules)
-    assert finding(verdict, "praise")["status"] == "RETRY"
-    assert verdict.status == "RETRY"
+    assert [found.rule for found in verdict.findings] == ["tone"]  # no praise; tone 1 with these markers
 
 
-def test_the_issues_praise_line_is_a_retry_naming_what_was_said_of_the_listener(check):
+def test_the_issues_praise_line_is_a_warn_naming_the_evaluation_words(check):
     verdict = check("さすがです！本当に素晴らしい！天才ですね！", "ayu")
     found = finding(verdict, "praise")
-    assert verdict.status == "RETRY" and found["status"] == "RETRY"
-    assert "さすがです" in found["message"]
-
-
-def test_english_message_of_praise_said_of_the_listener(check):
-    found = finding(check("天才ですね！", "ayu", language="en"), "praise")
-    assert found["message"].startswith("An evaluation word is said of the listener")
-    assert "天才ですね" in found["message"]
+    assert verdict.status == "WARN" and found["status"] == "WARN"
+    assert [span["text"] for span in found["evidence"]] == ["さすが", "素晴らしい", "天才"]

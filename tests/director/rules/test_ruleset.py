@@ -18,7 +18,7 @@ def test_the_default_rule_set_loads(rules):
     assert rules.version == "1.3"
     assert re.fullmatch(r"[0-9a-f]{64}", rules.content_hash)
     assert dict(rules.characters) == {"ayu": ("あゆ",), "yana": ("やな",)}
-    assert rules.character("やな").applies("praise") is False
+    assert rules.character("やな").applies("praise") is True
     assert rules.character("あゆ").applies("praise") is True
     assert dict(CHARACTERS) == dict(rules.characters)
 
@@ -142,7 +142,7 @@ def _delete(*path):
         (_set("colour", "red"), "default.yaml: colour: unknown key; accepted: version, thresholds,"),
         (
             _delete("praise", "targets"),
-            "default.yaml: praise.targets: missing (required here: evaluation_words, targets, predicates, predicate_",
+            "default.yaml: praise.targets: missing (required here: implicit_listener, evaluation_words, targets, ",
         ),
         (_delete("version"), "default.yaml: version: missing"),
         (_delete("session"), "default.yaml: session: missing"),
@@ -288,8 +288,8 @@ def test_a_missing_file_is_named(tmp_path):
     [
         (("[わ！, へ？", "[わ！, 7"), "yana.yaml: markers.ending[1]: expected a non-empty string, got 7"),
         (("id: yana", "id: yuna"), "yana.yaml: id: expected 'yana' (the file name), got 'yuna'"),
-        (("  praise: false", "  praise: maybe"), 'yana.yaml: rules.praise: expected true or false, got "maybe"'),
-        (("  praise: false", "  praise: false\n  greeting: true"), "yana.yaml: rules.greeting: unknown key"),
+        (("  praise: true", "  praise: maybe"), 'yana.yaml: rules.praise: expected true or false, got "maybe"'),
+        (("  praise: true", "  praise: true\n  greeting: true"), "yana.yaml: rules.greeting: unknown key"),
         (
             ("  max_sentences: 2", "  max_sentences: two"),
             'yana.yaml: style.max_sentences: expected an integer ≥ 1, got "two"',
