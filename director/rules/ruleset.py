@@ -77,7 +77,7 @@ _WORD_LISTS = {
         "question_endings",
         "double_negations",
     ),
-    "topics": ("stop_heads",),
+    "topics": ("stop_heads", "shift_words"),
     "topic_loop": ("stop_words",),
 }
 

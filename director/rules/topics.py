@@ -141,6 +141,31 @@ def _predicate_follows(tokens: Tokens, particle: int, position: int, sentences: 
     return False
 
 
+def topic_shift(view: str, sentences: list[tuple[int, int]], shift_words: tuple[str, ...]) -> str:
+    """The first of ``shift_words`` (§8: words starting another topic) used as one in ``view`` (the quote
+    view: quoted text hidden), or "": at a sentence's start or after 、 or a space, and not followed by a
+    hiragana (そういえばそうだね and あ、そうだね agree with what was said; 静かなところで is a place)."""
+    for word in shift_words:
+        position = view.find(word)
+        while position >= 0:
+            end = position + len(word)
+            follows = view[end] if end < len(view) else ""
+            if not "ぁ" <= follows <= "ゖ" and (
+                view[position - 1 : position] in ("、", " ", "　") or _starts_sentence(view, sentences, position)
+            ):
+                return word
+            position = view.find(word, position + 1)
+    return ""
+
+
+def _starts_sentence(view: str, sentences: list[tuple[int, int]], position: int) -> bool:
+    """Whether only spaces stand between the start of the sentence holding ``position`` and it."""
+    for start, end in sentences:
+        if start <= position < end:
+            return not view[start:position].strip()
+    return False
+
+
 def repeated_words(tokens: Tokens, stop_words: frozenset[str], repeat_count: int) -> dict[str, list[int]]:
     """Each content word occurring at least ``repeat_count`` times, with the indexes of its tokens, in order."""
     lemmas = tokens.lemmas
