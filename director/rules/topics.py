@@ -13,8 +13,9 @@ not nouns in Sudachi and never head a topic: they point at a topic already named
    the pattern's literal form, the conjugating word right after は and said of it: a verb, adjective
    or adjectival noun, or a noun with する, not modifying a noun after it (今日は暑い, 明日は休みたい,
    午後は空いています, 今日はびっくりした). With anything between (今日は少し混んでいる, 朝は道路が
-   混みます), or attributive (今日はいい天気), the time word sets the scene for another statement. A
-   clock time or quantity after a numeral (3時は混む) never heads a topic.
+   混みます), or attributive or adverbial (今日はいい天気, 朝はあんなに晴れてた), the time word sets
+   the scene for another statement. A clock time or quantity after a numeral (3時は混む) never heads
+   a topic.
 
 Heads listed in the rule set's ``topics.stop_heads`` never count (formal nouns, forms of address).
 Topics are the distinct head texts; the evidence is each head's first occurrence.
@@ -113,7 +114,8 @@ def _head(tokens: Tokens, particle: int, position: int, ends: frozenset[int]) ->
 def _conjugating_next(tokens: Tokens, particle: int) -> bool:
     """Whether the word right after the particle is a conjugating word said of what precedes は: a verb,
     adjective or adjectival noun, or a noun with する (びっくりした: a サ変 verb that Sudachi splits), and
-    not one modifying a noun after it (今日はいい天気, 明日は寒い日: auxiliaries in between skipped)."""
+    not one modifying a noun after it (今日はいい天気, 明日は寒い日: auxiliaries in between skipped) nor
+    an adverbial adjectival noun (朝はあんなに晴れてた)."""
     codes = tokens.codes
     count = len(codes)
     word = particle + 1
@@ -125,6 +127,8 @@ def _conjugating_next(tokens: Tokens, particle: int) -> bool:
             return False
     elif codes[word] not in _CONJUGATING:
         return False
+    elif codes[word] == ADJECTIVAL_NOUN and word + 1 < count and tokens.surface(word + 1) == "に":
+        return False  # adverbial (あんなに晴れてた, 静かに過ごす): it modifies the verb after it
     after = word + 1
     while after < count and codes[after] == AUXILIARY:
         after += 1

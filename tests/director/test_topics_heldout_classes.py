@@ -42,6 +42,7 @@ def heads(text: str) -> list[str]:
         ("昨日は寒い日だったね。", []),  # the adjective modifies 日
         ("今朝は静かな朝だね。", []),  # the adjectival noun modifies 朝
         ("週末は雨だね。", []),  # a noun without する
+        ("今朝はあんなに晴れてたのにね。", []),  # an adverbial adjectival noun modifies the verb
         ("昨日は寒かったし、来週は暑くなるらしい。", ["昨日", "来週"]),
     ],
 )
