@@ -234,7 +234,7 @@ def judge(example: Example, rules: RuleSet) -> Result:
     codes = {finding.rule for finding in verdict.findings}
     if example.history:
         state = state_after(example.history, rules)
-        for finding in history_findings(state, leading_topic(verdict), rules.session):
+        for finding in history_findings(state, leading_topic(verdict), rules.session, shift=verdict.topic_shift):
             codes.add(finding["rule"])
             status = worse(status, finding["status"])
     return Result(example, status, tuple(sorted(codes)))

@@ -28,7 +28,7 @@ from director.rules.prepared import LANGUAGES, message_status
 from director.rules.quotes import find_quotes, is_script
 from director.rules.ruleset import RuleSet, default_rule_set
 from director.rules.sentences import line_spans, sentence_spans
-from director.rules.topics import repeated_words, topic_heads
+from director.rules.topics import repeated_words, topic_heads, topic_shift
 from director.rules.verdict import MODIFY, PASS, RETRY, WARN, Finding, Verdict
 
 
@@ -163,6 +163,7 @@ def check_utterance(
         speaker=character.id,
         modified_text=modified,
         topic_heads=tuple(heads),
+        topic_shift=topic_shift(view, sentences, prepared.shift_words),
     )
 
 

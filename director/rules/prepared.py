@@ -130,6 +130,7 @@ class Prepared:
         self.praise = Praise(config["praise"], cast)
         self.contradictions = Contradictions(config["contradiction"])
         self.stop_heads = frozenset(config["topics"]["stop_heads"])
+        self.shift_words = tuple(config["topics"]["shift_words"])
         self.stop_words = frozenset(config["topic_loop"]["stop_words"])
         self.tone = {key: ToneProfile(character) for key, character in cast.items()}
         # (rule, message kind, language) -> (message template, suggestion template, list separator)

@@ -99,7 +99,7 @@ _WORD_LISTS = {
         "formal_nouns",
         "hedge_verbs",
     ),
-    "topics": ("stop_heads",),
+    "topics": ("stop_heads", "shift_words"),
     "topic_loop": ("stop_words",),
 }
 # Switches of a word-list section, each true or false: the reading of the seed a rule set chooses.

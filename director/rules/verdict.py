@@ -109,6 +109,8 @@ class Verdict:
     ``status`` is the worst finding's (RETRY over WARN), else MODIFY when normalising changed the text
     that would be displayed (``modified_text`` holds it), else PASS. ``topic_heads`` are the distinct
     topic heads in text order (``topics`` is their count), found whether or not the scatter rule applies.
+    ``topic_shift`` is the word starting another topic (ところで, そういえば; ``topics.topic_shift``), ""
+    when none: the session reads it for §8's early topic change; it is not part of ``to_dict``.
     """
 
     status: str
@@ -121,6 +123,7 @@ class Verdict:
     speaker: str
     modified_text: str | None = None
     topic_heads: tuple[str, ...] = ()
+    topic_shift: str = ""
 
     def finding(self, rule: str) -> Finding | None:
         """The finding of ``rule``, if that rule found something."""

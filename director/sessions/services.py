@@ -107,7 +107,7 @@ def evaluate_line(
     topic = leading_topic(verdict)
     rules_status = verdict.status
     if state is not None:
-        for finding in history_findings(state, topic, rules.session, language=language):
+        for finding in history_findings(state, topic, rules.session, language=language, shift=verdict.topic_shift):
             findings.append(finding)
             rules_status = worse(rules_status, finding["status"])
     if not llm:

@@ -38,7 +38,11 @@ the topic it opens with; "" when it names none. An utterance with several topics
   current topic, else 1) reaches ``thresholds.topic_loop_turns``; it fires again on every further turn.
 - ``early_topic_change``: a non-empty topic other than a non-empty current topic, while the current
   topic has led fewer than ``thresholds.hook_depth`` turns. The suggestion, for the next speaker, is to
-  stay with the new topic: going back would be another early change.
+  stay with the new topic: going back would be another early change. Also a turn opening with a word
+  that starts another topic (``shift``: ところで, そういえば, the rule set's ``topics.shift_words``; §8
+  別の話を始めた), after at least one turn, while the current topic, named or not (the dialogue's
+  first turn opens one), has led fewer than ``thresholds.hook_depth`` turns, unless the turn leads with
+  the current topic itself. It does not move the state otherwise (``advance`` takes no shift).
 
 ``advance`` (§9): a RETRY changes nothing and returns ``state`` itself (a retried utterance must not
 move the hook depth or the loop counter). Any other status (PASS, WARN, MODIFY) counts the turn: the
@@ -79,6 +83,18 @@ _MESSAGES = {
             "Stay with “{topic}” and go deeper before changing the topic.",
         ),
     },
+}
+# The early topic change announced by a word starting another topic (Verdict.topic_shift), whether or
+# not either topic has a head: the current topic is what the dialogue was on, named or not.
+_SHIFT_MESSAGES = {
+    "ja": (
+        "今の話題を{depth}ターンしか話さないうちに、「{shift}」で別の話を始めています。",
+        "すぐに話題を変えず、今の話題を掘り下げてください。",
+    ),
+    "en": (
+        "“{shift}” starts another topic after only {depth} turn(s) on the current one.",
+        "Do not change the topic at once; go deeper into the current one.",
+    ),
 }
 
 
@@ -221,15 +237,30 @@ def _moved(state: SessionState, topic: str) -> tuple[str, int, int]:
 
 
 def history_findings(
-    state: SessionState, topic: str, thresholds: SessionThresholds | None = None, language: str = "ja"
+    state: SessionState,
+    topic: str,
+    thresholds: SessionThresholds | None = None,
+    language: str = "ja",
+    shift: str = "",
 ) -> list[dict]:
-    """The WARN findings of the turn led by ``topic`` given the history in ``state`` (module docstring)."""
+    """The WARN findings of the turn led by ``topic``, opening with the topic-shift word ``shift`` (""
+    none: ``Verdict.topic_shift``), given the history in ``state`` (module docstring)."""
     if language not in LANGUAGES:
         raise ValueError(f"language: expected one of {', '.join(LANGUAGES)}, got {language!r}")
     thresholds = thresholds or SessionThresholds()
     found = []
     if topic and state.topic and topic != state.topic and state.hook_depth < thresholds.hook_depth:
         found.append(_finding("early_topic_change", language, topic=topic, current=state.topic, depth=state.hook_depth))
+    elif shift and state.turn and state.hook_depth < thresholds.hook_depth and not (topic and topic == state.topic):
+        message, suggestion = _SHIFT_MESSAGES[language]
+        found.append(
+            {
+                "rule": "early_topic_change",
+                "status": WARN,
+                "message": message.format(shift=shift, depth=state.hook_depth),
+                "suggestion": suggestion,
+            }
+        )
     run = _moved(state, topic)[2]
     if topic and run >= thresholds.topic_loop_turns:
         found.append(_finding("topic_loop_turns", language, topic=topic, turns=run))

@@ -68,7 +68,7 @@ def test_a_warn_wins_over_modify_and_carries_no_modified_text(check):
 @pytest.mark.parametrize(
     ("text", "speaker", "status", "found"),
     [
-        ("今日は晴れている。明日は雨が降る。夜は寒い。", "yana", "RETRY", {"tone": "RETRY", "scatter": "WARN"}),
+        ("今日は少し晴れている。明日は雨が降る。夜も寒い。", "yana", "RETRY", {"tone": "RETRY", "scatter": "WARN"}),
         ("行こう！", "yana", "WARN", {"tone": "WARN"}),
         ("まだ未成年じゃない！", "yana", "RETRY", {"contradiction": "RETRY", "tone": "WARN"}),
         ("まだ未成年じゃないかも！", "yana", "WARN", {"litotes": "WARN"}),
@@ -126,12 +126,12 @@ def test_nested_brackets_are_balanced(check):
 
 
 def test_messages_come_in_english_on_request(check):
-    verdict = check("今日は晴れている。明日は雨が降る。夜は寒い。", "yana", language="en")
+    verdict = check("今日は少し晴れている。明日は雨が降る。夜も寒い。", "yana", language="en")
     tone = finding(verdict, "tone")
     assert tone["message"] == "Tone score 0: no ending, vocabulary or style of the character."
     assert tone["suggestion"].startswith("Use 2 or more of: an ending (わ！, へ？")
     assert finding(verdict, "scatter")["message"] == "3 sentences (3 or more is long)."
-    japanese = check("今日は晴れている。明日は雨が降る。夜は寒い。", "yana")
+    japanese = check("今日は少し晴れている。明日は雨が降る。夜も寒い。", "yana")
     tone_ja = finding(japanese, "tone")["message"]
     assert tone_ja == "口調スコアが0です。キャラクターらしい語尾・語彙・文体がありません。"
     assert finding(japanese, "scatter")["message"] == "3文あります（3文以上は長めです）。"
