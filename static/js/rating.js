@@ -6,6 +6,11 @@
 // while the user types in a text box (a skip reason, a comment) or while an IME composes there,
 // except Esc (back to the axes) and Ctrl+Enter in a comment box (send it).
 //
+// The keyboard model (README "Keyboard", annotation/queue/_shortcuts.html): a digit scores the focused axis
+// and moves the focus to the next axis (the last axis keeps it). Tab (and ↓ / →) goes to the next axis, but a
+// Tab right after a score only confirms the move the score made, so it never skips an axis: "3 2 1 1 Enter"
+// and "3 Tab 2 Tab 1 Tab 1 Enter" store the same four scores. Shift+Tab (and ↑ / ←) goes back one axis.
+//
 // On the form:  data-draft-key="..."  keep the work in progress in localStorage until the server has it;
 //               data-skip-form="id"   the form that S submits.
 // On the page:  [data-toast]  hidden after data-timeout ms (paused while hovered or focused); U presses its [data-undo];
@@ -28,6 +33,9 @@
     "input[type=number], input[type=password], input[type=url], [contenteditable=''], [contenteditable=true]";
 
   var lastAxis = null; // data-axis of the axis focused last: where Esc and lost focus return
+  // The axis a score just left the focus on (the next one, or the last axis itself), until any other key,
+  // click or focus change: a forward move (Tab, ↓, →) from there stays, as the score has made the move.
+  var movedByScore = null;
 
   function each(list, fn) { Array.prototype.forEach.call(list, fn); }
 
@@ -151,6 +159,13 @@
     var list = axes(form);
     var index = list.indexOf(fieldset);
     if (index < list.length - 1) focusAxis(form, index + 1);
+    else fieldset.focus({ preventScroll: true });
+    movedByScore = document.activeElement;
+  }
+
+  function isForwardMove(event) {
+    if (event.code === "Tab") return !event.shiftKey;
+    return event.code === "ArrowDown" || event.code === "ArrowRight";
   }
 
   function stepConfidence(form, fieldset, delta) {
@@ -323,6 +338,12 @@
 
   document.addEventListener("keydown", function (event) {
     var target = event.target;
+    var afterScore = movedByScore !== null && movedByScore === target;
+    if (!event.isComposing && !event.repeat) movedByScore = null;
+    if (afterScore && isForwardMove(event) && !event.altKey && !event.ctrlKey && !event.metaKey) {
+      event.preventDefault(); // the score already moved the focus here: no second step
+      return;
+    }
     if (isTextField(target)) {
       onTextFieldKey(event);
       return;
@@ -375,11 +396,14 @@
     }
   });
 
+  document.addEventListener("pointerdown", function () { movedByScore = null; });
+
   document.addEventListener("click", function (event) {
     if (event.target.closest && event.target.closest("[data-toggle-desc]")) toggleDescriptions();
   });
 
   document.addEventListener("focusin", function (event) {
+    if (movedByScore !== null && event.target !== movedByScore) movedByScore = null;
     var fieldset = axisOf(event.target);
     if (fieldset) lastAxis = fieldset.dataset.axis;
   });
