@@ -7,7 +7,7 @@ import pytest
 from playwright.sync_api import expect
 
 from annotation.models import Annotation
-from tests.e2e.conftest import log_in, screenshot
+from tests.e2e.conftest import ARTIFACTS, log_in, screenshot
 from tests.e2e.test_rating_flow import _current_item, _make_batch, _wait_for_another_item
 from tests.helpers import PASSWORD, make_qualified_annotator
 
@@ -107,4 +107,6 @@ def test_shortcuts_panel_teaches_the_model(page, transactional_db, language):
     for text in expected:
         expect(panel).to_contain_text(text)
     expect(panel.locator("[data-keys-example]")).to_contain_text("3 Tab 2 Tab 1 Tab 1 Enter")
-    screenshot(page, f"rating-keyboard-panel-{language}")
+    screenshot(page, f"rating-keyboard-page-{language}")
+    ARTIFACTS.mkdir(parents=True, exist_ok=True)
+    panel.screenshot(path=str(ARTIFACTS / f"rating-keyboard-panel-{language}.png"))
