@@ -52,12 +52,15 @@ def test_keyboard_rating_of_test_items_with_the_minimum_time_and_the_result(page
     page.wait_for_url("**/training/qualification/")
     attempt = QualificationAttempt.objects.get(annotator__username="ann_keys")
 
-    # Item 1, keyboard only: the first axis has the focus; a digit scores it and moves on; Tab and
-    # Shift+Tab move between axes.
+    # Item 1, keyboard only: the first axis has the focus; a digit scores it and moves on; a Tab right
+    # after a score stays where the score moved to (never skips an axis), a second one moves on; Shift+Tab
+    # goes back one (the model of README "Keyboard", tests/e2e/test_rating_keyboard_model.py).
     assert _focused_axis(page) == "social"
     page.keyboard.press("2")
     assert _focused_axis(page) == "avoidant"
     page.keyboard.press("1")
+    page.keyboard.press("Tab")
+    assert _focused_axis(page) == "mechanical"
     page.keyboard.press("Tab")  # mechanical left for later
     assert _focused_axis(page) == "self"
     page.keyboard.press("1")
