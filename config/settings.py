@@ -346,6 +346,7 @@ MIDDLEWARE = [
     "core.middleware.PrivatePagesMiddleware",
     "csp.middleware.CSPMiddleware",
     "axes.middleware.AxesMiddleware",  # answers a locked-out login with the lockout page
+    "core.method_pages.MethodNotAllowedPageMiddleware",  # a 405 of a page: the site's page, not an empty body
     "core.storage_errors.StorageErrorMiddleware",  # last, so first to see a view's exception: a full disk, 507
 ]
 

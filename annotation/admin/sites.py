@@ -7,8 +7,15 @@ with only the models a review needs: the flags and their review history, read-on
 edit history, and the reports the flags came from.
 """
 
+from functools import update_wrapper
+
 from django.contrib import admin
+from django.contrib.auth.decorators import login_not_required
+from django.core.exceptions import PermissionDenied
+from django.utils.decorators import method_decorator
+from django.utils.translation import gettext
 from django.utils.translation import gettext_lazy as _
+from django.views.decorators.cache import never_cache
 
 from annotation.admin.common import NoWrites
 from annotation.admin.flags import QualityFlagAdmin, QualityFlagReviewAdmin
@@ -26,6 +33,29 @@ class ReviewSite(admin.AdminSite):
 
     def has_permission(self, request) -> bool:
         return request.user.is_active and can_review_flags(request.user)
+
+    def admin_view(self, view, cacheable=False):
+        """A signed-in user without the review permission gets the site's 403 page, not the admin's login form
+        (which would ask them to log in as someone else); an anonymous user still goes to the login form."""
+        checked = super().admin_view(view, cacheable)
+
+        def inner(request, *args, **kwargs):
+            _refuse_signed_in_non_reviewer(self, request)
+            return checked(request, *args, **kwargs)
+
+        return update_wrapper(inner, checked)
+
+    @method_decorator(never_cache)
+    @login_not_required
+    def login(self, request, extra_context=None):
+        if request.method == "GET":  # a POST is logging in as someone else: the form answers it
+            _refuse_signed_in_non_reviewer(self, request)
+        return super().login(request, extra_context)
+
+
+def _refuse_signed_in_non_reviewer(site: ReviewSite, request) -> None:
+    if request.user.is_authenticated and not site.has_permission(request):
+        raise PermissionDenied(gettext("Reviewing quality flags needs the review permission."))
 
 
 class _ReadOnlyForReviewers(NoWrites):

@@ -13,7 +13,7 @@ from django.shortcuts import get_object_or_404, redirect, render
 from django.urls import reverse
 from django.utils.cache import patch_vary_headers
 from django.utils.translation import gettext as _
-from django.views.decorators.http import require_GET, require_http_methods, require_POST
+from django.views.decorators.http import require_GET, require_http_methods
 
 from annotation.collection.progress import quota_shortfall
 from annotation.io.rating_uploads import UploadRejected as RatingsRejected
@@ -198,14 +198,17 @@ def _batch_page(request, batch: Batch, *, job=None, form=None, problems=None, ra
 
 
 @researcher_required
-@require_POST
+@require_http_methods(["GET", "POST"])
 def batch_ratings_upload(request, pk: int):
     """The batch page's "Upload ratings": the import of ``manage.py import_annotations``, restricted to this batch.
 
     A small file is imported at once (the batch page with a summary, or with every problem located); a large
-    one by a worker, whose progress the batch page shows.
+    one by a worker, whose progress the batch page shows. A refused file leaves this address in the address
+    bar: a GET of it (a reload, a shared link) goes to the batch page's upload form.
     """
     batch = get_object_or_404(Batch, pk=pk)
+    if request.method == "GET":
+        return redirect(f"{_batch_url(batch)}#ratings-upload")
     form = RatingsUploadForm(request.POST, request.FILES, prefix=RATINGS_PREFIX)
     if not form.is_valid():
         page = {"job": selectors.upload_job(batch), "ratings_form": form}

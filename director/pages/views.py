@@ -7,9 +7,10 @@ import io
 import re
 
 from django.http import HttpResponse
-from django.shortcuts import get_object_or_404, render
+from django.shortcuts import get_object_or_404, redirect, render
+from django.urls import reverse
 from django.utils.translation import gettext as _
-from django.views.decorators.http import require_GET, require_POST
+from django.views.decorators.http import require_GET, require_http_methods, require_POST
 
 from core.permissions import researcher_required
 from core.spreadsheet_cells import neutralise_formula
@@ -119,9 +120,15 @@ def stats_page(request):
 
 
 @researcher_required
-@require_POST
+@require_http_methods(["GET", "POST"])
 def stats_compare(request):
-    """The shipped rule set against an uploaded candidate on the stored lines; ``?download=1``: the Markdown report."""
+    """The shipped rule set against an uploaded candidate on the stored lines; ``?download=1``: the Markdown report.
+
+    The comparison (or its refusal) leaves this address in the address bar: a GET of it (a reload, a shared link)
+    goes to the statistics page's comparison form.
+    """
+    if request.method == "GET":
+        return redirect(f"{reverse('director:stats')}#compare")
     context = {"stats": reads.verdict_statistics()}
     try:
         candidate, name = compare.load_candidate(request.FILES.get("rules"))

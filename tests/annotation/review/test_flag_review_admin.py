@@ -209,7 +209,9 @@ def test_a_researcher_cannot_open_admin_and_needs_the_review_permission_for_the_
     client.force_login(researcher)
     assert client.get("/admin/").status_code == 302
     assert client.get(CHANGELIST).status_code == 302
-    assert client.get(REVIEW_CHANGELIST).status_code == 302  # not a reviewer yet
+    refused = client.get(REVIEW_CHANGELIST)  # not a reviewer yet: the site's 403 page, not the admin's login form
+    assert refused.status_code == 403 and 'data-error-page="403"' in refused.content.decode()
+    assert client.get("/review/").status_code == 403 and client.get("/review/login/").status_code == 403
     researcher.groups.add(Group.objects.get(name="reviewer"))
     client.force_login(researcher)
     assert client.get(CHANGELIST).status_code == 302  # still not the admin
@@ -230,7 +232,7 @@ def test_an_annotator_with_the_permission_still_cannot_review(client, flag):
     annotator = make_user("ann_009", "annotator")
     annotator.groups.add(Group.objects.get(name="reviewer"))
     client.force_login(annotator)
-    assert client.get(REVIEW_CHANGELIST).status_code == 302  # ratings of others would break blindness
+    assert client.get(REVIEW_CHANGELIST).status_code == 403  # ratings of others would break blindness
 
 
 def test_actions_need_the_csrf_token(staff_user, flag):
