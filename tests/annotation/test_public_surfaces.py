@@ -107,6 +107,8 @@ URLS = {
     "annotation-api:flag": "api/v1/annotation/flags/<id:pk>/",
     "annotation-api:jobs": "api/v1/annotation/jobs/",
     "annotation-api:job": "api/v1/annotation/jobs/<uuid:pk>/",
+    # the review site's own login view (ReviewSite.login: a signed-in non-reviewer gets the 403 page)
+    "review:login": "review/login/",
 }
 
 
