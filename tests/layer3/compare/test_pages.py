@@ -5,30 +5,15 @@ from django.core.management import call_command
 from django.urls import reverse
 
 from layer3.models import Batch, Layer3Run, TrialLog
-from layer3.runs import services
-from layer3.runs.options import EvaluationOptions
+from tests.layer3.compare.runs import run
 
 pytestmark = pytest.mark.django_db
 URL = "/research/layer3/compare/"
 
 
 @pytest.fixture
-def batch(trials_file, settings, tmp_path):
-    settings.VAR_DIR = tmp_path
-    call_command("import_trials", str(trials_file), "--batch", "b", "--experiment", "exp-1")
-    return Batch.objects.get(name="b")
-
-
-@pytest.fixture
-def page(client, researcher):
-    client.force_login(researcher)
-    return client
-
-
-def run(batch, **options):
-    return services.layer3_run_execute(
-        run=services.layer3_run_create(batch=batch, options=EvaluationOptions(**options))
-    )
+def page(researcher_client):
+    return researcher_client
 
 
 def test_two_runs_show_the_table_the_family_and_the_changed_trials(page, batch):

@@ -1,26 +1,14 @@
 """Each run's figures are kept when it ends, so two runs of one batch compare trial by trial."""
 
 import pytest
-from django.core.management import call_command
 
 from layer3.compare.selectors import runs_comparison
-from layer3.models import Batch, Layer3Run, Layer3RunResult, TrialLog
+from layer3.models import Layer3Run, Layer3RunResult, TrialLog
 from layer3.runs import services
 from layer3.runs.options import EvaluationOptions
+from tests.layer3.compare.runs import run
 
 pytestmark = pytest.mark.django_db
-
-
-@pytest.fixture
-def batch(trials_file, settings, tmp_path):
-    settings.VAR_DIR = tmp_path
-    call_command("import_trials", str(trials_file), "--batch", "b", "--experiment", "exp-1")
-    return Batch.objects.get(name="b")
-
-
-def run(batch, **options):
-    created = services.layer3_run_create(batch=batch, options=EvaluationOptions(**options))
-    return services.layer3_run_execute(run=created)
 
 
 def test_a_run_keeps_every_target_trials_metrics_as_they_were_when_it_ended(batch):
